@@ -1,0 +1,86 @@
+// radix — which key types sort, and how the library describes them at run time.
+//
+// Highway-vqsort-style compile firewall: the public sort functions are thin
+// templates that turn a key type into a run-time `key_desc` and call one
+// non-template entry point; key kind and order become bit masks in the
+// ordered-bits transform (src/core), never template parameters of an engine.
+#pragma once
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace radix {
+
+/// IEEE 754 binary16 stored as its 16 bits. Sorts by value (design.md float
+/// rules). Conversions to/from float are provided for convenience.
+struct float16 {
+  std::uint16_t bits = 0;
+  float16() = default;
+  static constexpr float16 from_bits(std::uint16_t b) { float16 h; h.bits = b; return h; }
+  explicit float16(float f);
+  explicit operator float() const;
+  friend bool operator==(float16 a, float16 b) { return float(a) == float(b); }
+  friend bool operator<(float16 a, float16 b) { return float(a) < float(b); }
+};
+
+/// bfloat16 (the top 16 bits of a binary32) stored as its bits.
+struct bfloat16 {
+  std::uint16_t bits = 0;
+  bfloat16() = default;
+  static constexpr bfloat16 from_bits(std::uint16_t b) { bfloat16 h; h.bits = b; return h; }
+  explicit bfloat16(float f);
+  explicit operator float() const;
+  friend bool operator==(bfloat16 a, bfloat16 b) { return float(a) == float(b); }
+  friend bool operator<(bfloat16 a, bfloat16 b) { return float(a) < float(b); }
+};
+
+/// How the bits of a key are read.
+enum class key_kind : std::uint8_t { unsigned_int, signed_int, floating };
+
+/// Run-time description of a key type: its kind and width in bytes.
+struct key_desc {
+  key_kind kind = key_kind::unsigned_int;
+  std::uint8_t bytes = 4;
+  constexpr int bits() const { return bytes * 8; }
+  /// For floating keys: the exponent-all-ones, mantissa-zero pattern (+inf),
+  /// so that the transform can tell NaNs (magnitude above it) from the rest.
+  std::uint64_t inf_bits = 0;
+  friend constexpr bool operator==(const key_desc&, const key_desc&) = default;
+};
+
+template <class K> struct key_traits;  // undefined: not a key type
+
+#define RADIX_KEY_TRAITS(T, KIND, INF)                                          \
+  template <> struct key_traits<T> {                                            \
+    static constexpr key_desc desc{KIND, sizeof(T), INF};                       \
+    static constexpr const char* name = #T;                                     \
+  };
+RADIX_KEY_TRAITS(std::uint8_t, key_kind::unsigned_int, 0)
+RADIX_KEY_TRAITS(std::uint16_t, key_kind::unsigned_int, 0)
+RADIX_KEY_TRAITS(std::uint32_t, key_kind::unsigned_int, 0)
+RADIX_KEY_TRAITS(std::uint64_t, key_kind::unsigned_int, 0)
+RADIX_KEY_TRAITS(std::int8_t, key_kind::signed_int, 0)
+RADIX_KEY_TRAITS(std::int16_t, key_kind::signed_int, 0)
+RADIX_KEY_TRAITS(std::int32_t, key_kind::signed_int, 0)
+RADIX_KEY_TRAITS(std::int64_t, key_kind::signed_int, 0)
+RADIX_KEY_TRAITS(float16, key_kind::floating, 0x7C00u)
+RADIX_KEY_TRAITS(bfloat16, key_kind::floating, 0x7F80u)
+RADIX_KEY_TRAITS(float, key_kind::floating, 0x7F800000u)
+RADIX_KEY_TRAITS(double, key_kind::floating, 0x7FF0000000000000ull)
+#undef RADIX_KEY_TRAITS
+
+// `long long` / `unsigned long long` are distinct from (u)int64_t on LP64
+// Linux but have the same representation.
+template <> struct key_traits<long long> : key_traits<std::int64_t> {};
+template <> struct key_traits<unsigned long long> : key_traits<std::uint64_t> {};
+template <> struct key_traits<char> : key_traits<std::conditional_t<std::is_signed_v<char>, std::int8_t, std::uint8_t>> {};
+
+/// A type the library sorts directly.
+template <class K>
+concept sortable_key = requires { key_traits<std::remove_cv_t<K>>::desc; };
+
+template <class K>
+constexpr key_desc key_desc_of() { return key_traits<std::remove_cv_t<K>>::desc; }
+
+}  // namespace radix

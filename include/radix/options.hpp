@@ -1,0 +1,53 @@
+// radix — the one options struct every engine and every operation takes.
+// Defaults need no thought: ascending, whole key, best engine, all threads.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+
+namespace radix {
+
+enum class order : std::uint8_t { ascending, descending };
+
+/// How floating-point keys compare.
+enum class float_order : std::uint8_t {
+  /// -0.0 == +0.0; NaNs after every number (ascending) or before (descending),
+  /// in input order. Matches std::stable_sort with operator< on NaN-free data.
+  numeric,
+  /// IEEE 754 totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+  total,
+};
+
+enum class engine : std::uint8_t {
+  automatic,  ///< the fastest available: CUDA if built and a GPU is present, else CPU
+  cpu,
+  cuda,
+  opencl,
+};
+
+/// Algorithm within an engine (the CUDA engine offers several; the CPU engine
+/// has one and ignores this).
+enum class algorithm : std::uint8_t { automatic, onesweep, reduce_then_scan, four_way, split };
+
+struct options {
+  order direction = order::ascending;
+  float_order floats = float_order::numeric;
+  /// Sort by bits [begin_bit, end_bit) of the *ordered* key (the transform of
+  /// key_traits.hpp: for unsigned integers the key itself). end_bit = -1
+  /// means the key's full width. Bits outside the range are ignored, stably.
+  int begin_bit = 0;
+  int end_bit = -1;
+  /// Digit width in bits, 1..16; 0 lets the engine choose (CPU: 8).
+  int digit_bits = 0;
+  engine use = engine::automatic;
+  /// Worker threads for the CPU engine; 0 = all hardware threads.
+  unsigned threads = 0;
+  algorithm algo = algorithm::automatic;
+};
+
+std::ostream& operator<<(std::ostream&, order);
+std::ostream& operator<<(std::ostream&, float_order);
+std::ostream& operator<<(std::ostream&, engine);
+std::ostream& operator<<(std::ostream&, algorithm);
+std::ostream& operator<<(std::ostream&, const options&);
+
+}  // namespace radix

@@ -1,0 +1,173 @@
+// radix — the host API: sort keys, pairs, argsort and records held in host
+// memory, on the engine the options choose (CPU by default when no GPU).
+//
+// Every function is a thin template over one type-erased call, radix::run(),
+// so that engines instantiate per key width, not per user type.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "radix/error.hpp"
+#include "radix/key_traits.hpp"
+#include "radix/options.hpp"
+
+namespace radix {
+
+enum class operation : std::uint8_t {
+  keys,     ///< sort `keys` in place
+  pairs,    ///< sort `keys` in place and move `values` with them
+  argsort,  ///< leave `keys` alone; write the stable sorting permutation to `indices`
+};
+
+/// One sort, with the types erased. Engines implement exactly this.
+struct sort_request {
+  operation op = operation::keys;
+  key_desc key{};
+  std::uint64_t n = 0;
+  void* keys = nullptr;            ///< n keys (read-only for argsort)
+  void* values = nullptr;          ///< pairs: n values of value_bytes each
+  std::size_t value_bytes = 0;
+  void* indices = nullptr;         ///< argsort: n indices of index_bytes (4 or 8) each
+  std::uint8_t index_bytes = 0;
+  options opts{};
+};
+
+/// Runs a request on the engine `req.opts.use` names (automatic: the best
+/// available). With an empty workspace the engine allocates its own scratch;
+/// otherwise the workspace must be at least workspace_bytes(req) long and the
+/// engine allocates nothing.
+void run(const sort_request& req, std::span<std::byte> workspace = {});
+
+/// Scratch bytes run() needs for `req` on the engine it would use. On the CPU
+/// engine: n x (key + value bytes) for keys and pairs, n x (2 key + index
+/// bytes) for argsort, plus a few kilobytes; pairs with values of other sizes
+/// than 1, 2, 4, 8 bytes add n x (value + index bytes).
+std::size_t workspace_bytes(const sort_request& req);
+
+/// The engine `automatic` resolves to on this machine.
+engine default_engine();
+/// Whether an engine is compiled in and has a device to run on.
+bool engine_available(engine e);
+
+namespace detail {
+/// Scratch memory as the library likes it: 2 MiB aligned, transparent huge
+/// pages requested, not zero-filled. Throws radix::out_of_memory.
+class scratch {
+ public:
+  scratch() = default;
+  explicit scratch(std::size_t bytes);
+  scratch(scratch&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+  scratch& operator=(scratch&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  ~scratch();
+  std::byte* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  std::span<std::byte> span() const { return {p_, n_}; }
+
+ private:
+  std::byte* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// Permutes fixed-size records in place: out[i] = in[perm[i]] (parallel, via
+/// one scratch copy of the records). perm holds n indices of index_bytes each.
+void permute(void* records, std::size_t record_bytes, std::uint64_t n, const void* perm,
+             std::uint8_t index_bytes, unsigned threads);
+
+template <class K>
+sort_request make_request(operation op, std::span<K> keys, const options& o) {
+  sort_request r;
+  r.op = op;
+  r.key = key_desc_of<K>();
+  r.n = keys.size();
+  r.keys = const_cast<std::remove_cv_t<K>*>(keys.data());
+  r.opts = o;
+  return r;
+}
+
+template <class I>
+constexpr bool index_type = std::is_same_v<I, std::uint32_t> || std::is_same_v<I, std::uint64_t> ||
+                            std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>;
+
+inline void check_same_size(std::size_t a, std::size_t b, const char* what) {
+  if (a != b)
+    throw invalid_argument(std::string(what) + " has " + std::to_string(b) + " elements but keys has " +
+                           std::to_string(a));
+}
+}  // namespace detail
+
+/// Sorts keys in place, stably.
+template <sortable_key K>
+void sort(std::span<K> keys, const options& o = {}) {
+  run(detail::make_request(operation::keys, keys, o));
+}
+
+/// Sorts keys in place and applies the same permutation to values (any
+/// trivially copyable type). Stable.
+template <sortable_key K, class V>
+  requires std::is_trivially_copyable_v<V>
+void sort_pairs(std::span<K> keys, std::span<V> values, const options& o = {}) {
+  detail::check_same_size(keys.size(), values.size(), "values");
+  auto r = detail::make_request(operation::pairs, keys, o);
+  r.values = values.data();
+  r.value_bytes = sizeof(V);
+  run(r);
+}
+
+/// Writes to `indices` the permutation that sorts `keys` stably:
+/// keys[indices[0]] <= keys[indices[1]] <= ... . keys is not modified.
+/// Indices are 32- or 64-bit; 32-bit indices need keys.size() <= 2^32.
+template <sortable_key K, class I>
+  requires detail::index_type<I>
+void argsort(std::span<const K> keys, std::span<I> indices, const options& o = {}) {
+  detail::check_same_size(keys.size(), indices.size(), "indices");
+  auto r = detail::make_request(operation::argsort, keys, o);
+  r.indices = indices.data();
+  r.index_bytes = sizeof(I);
+  run(r);
+}
+
+/// Where the key of a fixed-size record is.
+struct record_key {
+  std::size_t offset = 0;  ///< byte offset of the key inside the record
+  key_desc type{};         ///< the key's type, e.g. key_desc_of<float>()
+  bool big_endian = false; ///< key stored most significant byte first
+};
+
+/// Sorts `count` records of `record_bytes` bytes each, stored back to back
+/// at `data`, by the key `key` describes. Stable. Done as key + index sort
+/// followed by a gather (seed 000 §4.7). Scratch: count x (record + key +
+/// index bytes) plus the argsort's.
+void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, const record_key& key,
+                  const options& o = {});
+
+/// Sorts records (any trivially copyable type) by key_of(record), which must
+/// return a sortable key type. Stable.
+template <class R, class F>
+  requires std::is_trivially_copyable_v<R> && sortable_key<std::invoke_result_t<F&, const R&>>
+void sort_records(std::span<R> records, F key_of, const options& o = {}) {
+  using K = std::remove_cvref_t<std::invoke_result_t<F&, const R&>>;
+  const std::size_t n = records.size();
+  std::vector<K> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = key_of(records[i]);
+  if (n <= 0xFFFFFFFFull) {
+    std::vector<std::uint32_t> perm(n);
+    argsort(std::span<const K>(keys), std::span<std::uint32_t>(perm), o);
+    detail::permute(records.data(), sizeof(R), n, perm.data(), 4, o.threads);
+  } else {
+    std::vector<std::uint64_t> perm(n);
+    argsort(std::span<const K>(keys), std::span<std::uint64_t>(perm), o);
+    detail::permute(records.data(), sizeof(R), n, perm.data(), 8, o.threads);
+  }
+}
+
+}  // namespace radix

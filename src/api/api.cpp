@@ -1,0 +1,101 @@
+// The host API's front door: validates a request (so every engine rejects the
+// same things with the same words, before touching any data), picks the
+// engine, and runs it.
+#include <sstream>
+#include <string>
+
+#include "engine/engine.hpp"
+
+namespace radix {
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }
+
+void validate(const sort_request& r) {
+  const int w = r.key.bits();
+  const options& o = r.opts;
+  if (o.begin_bit < 0) bad("begin_bit " + std::to_string(o.begin_bit) + " < 0");
+  if (o.begin_bit > w) bad("begin_bit " + std::to_string(o.begin_bit) + " > key width " + std::to_string(w));
+  if (o.end_bit != -1) {
+    if (o.end_bit < 0) bad("end_bit " + std::to_string(o.end_bit) + " < 0 (use -1 for the whole key)");
+    if (o.end_bit > w) bad("end_bit " + std::to_string(o.end_bit) + " > key width " + std::to_string(w));
+    if (o.begin_bit > o.end_bit)
+      bad("begin_bit " + std::to_string(o.begin_bit) + " > end_bit " + std::to_string(o.end_bit));
+  }
+  if (o.digit_bits < 0 || o.digit_bits > 16)
+    bad("digit_bits " + std::to_string(o.digit_bits) + " outside 1..16 (0 = automatic)");
+  if (r.n > 0 && r.keys == nullptr) bad("keys is null but n = " + std::to_string(r.n));
+  switch (r.op) {
+    case operation::keys: break;
+    case operation::pairs:
+      if (r.value_bytes == 0) bad("pairs need a value size > 0");
+      if (r.n > 0 && r.values == nullptr) bad("values is null but n = " + std::to_string(r.n));
+      break;
+    case operation::argsort:
+      if (r.index_bytes != 4 && r.index_bytes != 8)
+        bad("argsort indices must be 4 or 8 bytes, not " + std::to_string(r.index_bytes));
+      if (r.index_bytes == 4 && r.n > 0x100000000ull)
+        bad("argsort with 32-bit indices needs n <= 2^32, got n = " + std::to_string(r.n));
+      if (r.n > 0 && r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
+      break;
+  }
+}
+
+detail::engine_impl& pick(engine e) {
+  switch (e) {
+    case engine::automatic:
+      if (auto* c = detail::cuda_engine()) return *c;
+      return detail::cpu_engine();
+    case engine::cpu: return detail::cpu_engine();
+    case engine::cuda:
+      if (auto* c = detail::cuda_engine()) return *c;
+#ifdef RADIX_HAS_CUDA
+      throw engine_unavailable("radix: engine cuda: no CUDA device is visible");
+#else
+      throw engine_unavailable("radix: engine cuda: this build of radix has no CUDA engine (RADIX_ENABLE_CUDA=OFF)");
+#endif
+    case engine::opencl:
+      if (auto* c = detail::opencl_engine()) return *c;
+      throw engine_unavailable("radix: engine opencl: not available in this build");
+  }
+  throw invalid_argument("radix: unknown engine");
+}
+
+}  // namespace
+
+void run(const sort_request& req, std::span<std::byte> workspace) {
+  validate(req);
+  auto& e = pick(req.opts.use);
+  if (!workspace.empty()) {
+    const std::size_t need = e.workspace_bytes(req);
+    if (workspace.size() < need)
+      throw out_of_memory("radix: workspace of " + std::to_string(workspace.size()) + " bytes is too small; " +
+                          e.name() + " engine needs " + std::to_string(need));
+  }
+  if (req.n < 2 && req.op != operation::argsort) return;
+  e.run(req, workspace);
+}
+
+std::size_t workspace_bytes(const sort_request& req) {
+  validate(req);
+  return pick(req.opts.use).workspace_bytes(req);
+}
+
+engine default_engine() { return detail::cuda_engine() ? engine::cuda : engine::cpu; }
+
+bool engine_available(engine e) {
+  switch (e) {
+    case engine::automatic:
+    case engine::cpu: return true;
+    case engine::cuda: return detail::cuda_engine() != nullptr;
+    case engine::opencl: return detail::opencl_engine() != nullptr;
+  }
+  return false;
+}
+
+namespace detail {
+// The OpenCL engine arrives in its own issue.
+engine_impl* opencl_engine() { return nullptr; }
+}  // namespace detail
+
+}  // namespace radix

@@ -1,0 +1,6 @@
+// Built when RADIX_ENABLE_CUDA is OFF: there is no CUDA engine.
+#include "engine/engine.hpp"
+
+namespace radix::detail {
+engine_impl* cuda_engine() { return nullptr; }
+}  // namespace radix::detail

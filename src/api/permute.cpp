@@ -1,0 +1,48 @@
+// Gathering fixed-size records by a permutation: the second half of record
+// sorting (seed 000 §4.7: sort key + index, then gather the records).
+#include <cstring>
+
+#include "../cpu/thread_pool.hpp"
+#include "radix/sort.hpp"
+
+namespace radix::detail {
+namespace {
+
+template <class I, std::size_t B>
+void gather_fixed(std::byte* out, const std::byte* in, const I* perm, std::uint64_t b0, std::uint64_t b1) {
+  for (std::uint64_t i = b0; i < b1; ++i) std::memcpy(out + i * B, in + std::uint64_t(perm[i]) * B, B);
+}
+
+template <class I>
+void gather(std::byte* out, const std::byte* in, std::size_t rb, const I* perm, std::uint64_t b0, std::uint64_t b1) {
+  switch (rb) {
+    case 1: return gather_fixed<I, 1>(out, in, perm, b0, b1);
+    case 2: return gather_fixed<I, 2>(out, in, perm, b0, b1);
+    case 4: return gather_fixed<I, 4>(out, in, perm, b0, b1);
+    case 8: return gather_fixed<I, 8>(out, in, perm, b0, b1);
+    case 16: return gather_fixed<I, 16>(out, in, perm, b0, b1);
+    default:
+      for (std::uint64_t i = b0; i < b1; ++i) std::memcpy(out + i * rb, in + std::uint64_t(perm[i]) * rb, rb);
+  }
+}
+
+}  // namespace
+
+void permute(void* records, std::size_t rb, std::uint64_t n, const void* perm, std::uint8_t ib, unsigned threads) {
+  if (n < 2) return;
+  scratch copy(n * rb);
+  auto* data = static_cast<std::byte*>(records);
+  const unsigned t = cpu::threads_for(n, threads, 1 << 15);
+  auto& pool = cpu::thread_pool::instance();
+  pool.run(t, [&](unsigned i) {
+    const std::uint64_t b0 = n * i / t, b1 = n * (i + 1) / t;
+    std::memcpy(copy.data() + b0 * rb, data + b0 * rb, (b1 - b0) * rb);
+  });
+  pool.run(t, [&](unsigned i) {
+    const std::uint64_t b0 = n * i / t, b1 = n * (i + 1) / t;
+    if (ib == 4) gather(data, copy.data(), rb, static_cast<const std::uint32_t*>(perm), b0, b1);
+    else gather(data, copy.data(), rb, static_cast<const std::uint64_t*>(perm), b0, b1);
+  });
+}
+
+}  // namespace radix::detail

@@ -1,0 +1,53 @@
+// Record sorting (seed 000 §4.7): extract the key of every record, argsort
+// the keys on the chosen engine, then gather the records by the permutation.
+#include <cstring>
+#include <string>
+
+#include "../cpu/thread_pool.hpp"
+#include "radix/sort.hpp"
+
+namespace radix {
+
+namespace {
+void byteswap(std::byte* p, std::size_t n) {
+  for (std::size_t i = 0; i < n / 2; ++i) std::swap(p[i], p[n - 1 - i]);
+}
+}  // namespace
+
+void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, const record_key& key,
+                  const options& o) {
+  const std::size_t kb = key.type.bytes;
+  if (kb != 1 && kb != 2 && kb != 4 && kb != 8)
+    throw invalid_argument("radix: record key of " + std::to_string(kb) + " bytes is not a supported key type");
+  if (record_bytes == 0) throw invalid_argument("radix: record size 0");
+  if (key.offset + kb > record_bytes)
+    throw invalid_argument("radix: key at offset " + std::to_string(key.offset) + " of " + std::to_string(kb) +
+                           " bytes does not fit in a record of " + std::to_string(record_bytes) + " bytes");
+  if (count > 0 && data == nullptr) throw invalid_argument("radix: records is null but count = " + std::to_string(count));
+  if (count < 2) return;
+
+  const std::uint8_t ib = count <= 0xFFFFFFFFull ? 4 : 8;
+  detail::scratch keys(count * kb), perm(count * ib);
+  auto* rec = static_cast<const std::byte*>(data);
+  const unsigned t = cpu::threads_for(count, o.threads, 1 << 15);
+  cpu::thread_pool::instance().run(t, [&](unsigned i) {
+    const std::uint64_t b0 = count * i / t, b1 = count * (i + 1) / t;
+    for (std::uint64_t r = b0; r < b1; ++r) {
+      std::byte* k = keys.data() + r * kb;
+      std::memcpy(k, rec + r * record_bytes + key.offset, kb);
+      if (key.big_endian) byteswap(k, kb);
+    }
+  });
+  sort_request req;
+  req.op = operation::argsort;
+  req.key = key.type;
+  req.n = count;
+  req.keys = keys.data();
+  req.indices = perm.data();
+  req.index_bytes = ib;
+  req.opts = o;
+  run(req);
+  detail::permute(data, record_bytes, count, perm.data(), ib, o.threads);
+}
+
+}  // namespace radix

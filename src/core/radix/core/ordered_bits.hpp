@@ -1,0 +1,90 @@
+// The ordered-bits transform: maps a key's bits to an unsigned integer whose
+// unsigned order is the sort order the contract asks for (design.md,
+// "Semantics"). One transform serves every engine and the test oracle.
+//
+// Key kind and direction are run-time masks, not template parameters (the
+// vqsort-style firewall): an engine instantiates per key *width* only.
+// Follows seed 000 §4.6 (float/negative key mapping), extended with the
+// contract's NaN and signed-zero rules.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "radix/key_traits.hpp"
+#include "radix/options.hpp"
+#include "radix/core/config.hpp"
+
+namespace radix::core {
+
+/// Unsigned integer of the same width as a key of `Bytes` bytes.
+template <int Bytes> struct uint_of;
+template <> struct uint_of<1> { using type = std::uint8_t; };
+template <> struct uint_of<2> { using type = std::uint16_t; };
+template <> struct uint_of<4> { using type = std::uint32_t; };
+template <> struct uint_of<8> { using type = std::uint64_t; };
+template <int Bytes> using uint_t = typename uint_of<Bytes>::type;
+
+/// The transform for one key description and one set of options, as masks:
+///   ordered(u) = canon(u) ^ (negative(u) ? neg_xor : pos_xor) ^ flip
+/// unsigned:     pos_xor = neg_xor = 0
+/// signed:       pos_xor = neg_xor = sign bit         (two's complement -> biased)
+/// float:        pos_xor = sign bit, neg_xor = ~0      (sign-magnitude -> biased)
+/// canon (floats, numeric order only): -0 -> +0, every NaN -> one pattern that
+/// sorts after +inf, so NaNs are equal to each other and keep input order.
+/// flip = ~0 for descending (a stable descending sort is a stable ascending
+/// sort of the complemented key).
+template <class U>
+struct ordered_codec {
+  static_assert(std::is_unsigned_v<U>);
+  static constexpr int bits = int(sizeof(U)) * 8;
+  static constexpr U sign = U(U(1) << (bits - 1));
+
+  U pos_xor = 0;
+  U neg_xor = 0;
+  U flip = 0;
+  U nan_above = U(~U(0));  // magnitudes above this are NaN (floats only)
+  bool canon = false;       // apply the -0 / NaN canonicalisation
+
+  RADIX_HD constexpr U operator()(U u) const {
+    if (canon) {
+      const U mag = U(u & U(~sign));
+      if (mag == 0) u = 0;                  // -0.0 -> +0.0
+      if (mag > nan_above) return U(U(~U(0)) ^ flip);  // NaN: after +inf
+    }
+    const U x = (u & sign) ? neg_xor : pos_xor;
+    return U(u ^ x ^ flip);
+  }
+};
+
+/// Builds the codec for a key description and options. The width of U must
+/// equal desc.bytes.
+template <class U>
+constexpr ordered_codec<U> make_codec(key_desc desc, order dir, float_order floats) {
+  using C = ordered_codec<U>;
+  C c;
+  switch (desc.kind) {
+    case key_kind::unsigned_int: break;
+    case key_kind::signed_int: c.pos_xor = c.neg_xor = C::sign; break;
+    case key_kind::floating:
+      c.pos_xor = C::sign;
+      c.neg_xor = U(~U(0));
+      if (floats == float_order::numeric) {
+        c.canon = true;
+        c.nan_above = U(desc.inf_bits);
+      }
+      break;
+  }
+  c.flip = dir == order::descending ? U(~U(0)) : U(0);
+  return c;
+}
+
+/// Mask of the bits [begin, end) of a U.
+template <class U>
+RADIX_HD constexpr U bit_range_mask(int begin, int end) {
+  constexpr int w = int(sizeof(U)) * 8;
+  const U hi = end >= w ? U(~U(0)) : U((U(1) << end) - 1);
+  const U lo = begin >= w ? U(~U(0)) : U((U(1) << begin) - 1);
+  return U(hi & ~lo);
+}
+
+}  // namespace radix::core

@@ -1,0 +1,61 @@
+// Pass planning and digit extraction for LSD radix sorting (seed 001 §2: free
+// choice of key bits b and radix bits r; seed 003: R-bit counting passes).
+// Shared by every engine and by the tests.
+#pragma once
+#include <cstdint>
+
+#include "radix/core/config.hpp"
+
+namespace radix::core {
+
+/// One counting pass: the digit is bits [shift, shift + bits) of the ordered key.
+struct pass {
+  int shift = 0;
+  int bits = 0;
+  friend constexpr bool operator==(const pass&, const pass&) = default;
+};
+
+/// Digit of an ordered key for one pass.
+template <class U>
+RADIX_HD constexpr unsigned digit_of(U ordered, int shift, int bits) {
+  return unsigned((ordered >> shift) & ((U(1) << bits) - 1));
+}
+
+/// The passes that sort bits [begin_bit, end_bit) with digits of at most
+/// `digit_bits` bits, least significant first. The bits are spread evenly
+/// (10 bits with 8-bit digits -> two passes of 5 bits, as Helluy's PIC case),
+/// which keeps the histograms of every pass as small as possible.
+struct pass_plan {
+  static constexpr int max_passes = 128;  // 128-bit keys with 1-bit digits
+  int count = 0;
+  pass passes[max_passes] = {};
+
+  RADIX_HD constexpr const pass& operator[](int i) const { return passes[i]; }
+};
+
+RADIX_HD constexpr pass_plan plan_passes(int begin_bit, int end_bit, int digit_bits) {
+  pass_plan p;
+  const int total = end_bit - begin_bit;
+  if (total <= 0 || digit_bits <= 0) return p;
+  p.count = (total + digit_bits - 1) / digit_bits;
+  if (p.count > pass_plan::max_passes) p.count = pass_plan::max_passes;
+  const int base = total / p.count;
+  const int extra = total % p.count;  // the first `extra` passes get one bit more
+  int shift = begin_bit;
+  for (int i = 0; i < p.count; ++i) {
+    const int b = base + (i < extra ? 1 : 0);
+    p.passes[i] = pass{shift, b};
+    shift += b;
+  }
+  return p;
+}
+
+/// A pass is trivial (can be skipped) when every key has the same digit: then
+/// no bit of the digit differs between keys. `varying` is the OR over all keys
+/// of (ordered ^ first ordered key), i.e. the bits that are not constant.
+template <class U>
+RADIX_HD constexpr bool pass_is_trivial(U varying, const pass& ps) {
+  return digit_of<U>(varying, ps.shift, ps.bits) == 0;
+}
+
+}  // namespace radix::core

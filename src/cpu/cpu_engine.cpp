@@ -1,0 +1,159 @@
+// The CPU engine: turns a type-erased request into an LSD job for the key's
+// width and carves the scratch it needs out of the workspace.
+#include <cstring>
+#include <ostream>
+
+#include "engine/engine.hpp"
+#include "lsd.hpp"
+#include "radix/core/ordered_bits.hpp"
+
+namespace radix::cpu {
+
+std::ostream& operator<<(std::ostream& os, const lsd_policy& p) {
+  return os << "cpu.lsd{digit_bits=" << p.digit_bits << ", wide_digit_bits=" << p.wide_digit_bits
+            << ", small_n=" << p.small_n << ", per_thread_min=" << p.per_thread_min << "}";
+}
+
+const lsd_policy& default_policy() {
+  static const lsd_policy p{};
+  return p;
+}
+
+namespace {
+
+constexpr std::size_t align_slack = 64 * 4;
+
+/// Values of these sizes ride along in the scatter; others go through an index.
+bool native_value(const sort_request& r) {
+  const std::size_t v = r.value_bytes;
+  return (v == 1 || v == 2 || v == 4 || v == 8) && reinterpret_cast<std::uintptr_t>(r.values) % v == 0;
+}
+
+std::uint8_t index_bytes_for(std::uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
+
+/// Hands out 64-byte-aligned pieces of the workspace.
+struct carver {
+  std::byte* p;
+  std::byte* end;
+  template <class T>
+  T* take(std::uint64_t count) {
+    auto a = (reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t(63);
+    auto* r = reinterpret_cast<std::byte*>(a);
+    p = r + count * sizeof(T);
+    if (p > end) throw out_of_memory("radix: cpu workspace too small");
+    return reinterpret_cast<T*>(r);
+  }
+};
+
+template <class U, class V>
+void run_job(lsd_job<U, V> job, carver& c) {
+  job.key_scratch[0] = c.take<U>(job.n);
+  if (job.keys_readonly) job.key_scratch[1] = c.take<U>(job.n);
+  if (job.pay != payload::none) job.value_scratch = c.take<V>(job.n);
+  lsd_sort<U, V>(job);
+}
+
+template <class U>
+lsd_job<U, no_value> base_job(const sort_request& r) {
+  lsd_job<U, no_value> j;
+  j.n = r.n;
+  j.keys = static_cast<U*>(r.keys);
+  j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
+  j.begin_bit = r.opts.begin_bit;
+  j.end_bit = r.opts.end_bit < 0 ? int(sizeof(U)) * 8 : r.opts.end_bit;
+  j.digit_bits = r.opts.digit_bits;
+  j.threads = r.opts.threads;
+  return j;
+}
+
+template <class U, class V>
+lsd_job<U, V> with_payload(const lsd_job<U, no_value>& b, payload p, void* values) {
+  lsd_job<U, V> j;
+  j.n = b.n;
+  j.keys = b.keys;
+  j.keys_readonly = b.keys_readonly;
+  j.codec = b.codec;
+  j.begin_bit = b.begin_bit;
+  j.end_bit = b.end_bit;
+  j.digit_bits = b.digit_bits;
+  j.threads = b.threads;
+  j.pay = p;
+  j.values = static_cast<V*>(values);
+  return j;
+}
+
+template <class U>
+void run_index(const lsd_job<U, no_value>& b, void* out, std::uint8_t ib, carver& c) {
+  if (ib == 4) run_job(with_payload<U, std::uint32_t>(b, payload::index, out), c);
+  else run_job(with_payload<U, std::uint64_t>(b, payload::index, out), c);
+}
+
+template <class U>
+void run_width(const sort_request& r, carver& c, unsigned threads) {
+  auto b = base_job<U>(r);
+  switch (r.op) {
+    case operation::keys: return run_job(b, c);
+    case operation::argsort:
+      b.keys_readonly = true;
+      return run_index(b, r.indices, r.index_bytes, c);
+    case operation::pairs:
+      if (native_value(r)) {
+        switch (r.value_bytes) {
+          case 1: return run_job(with_payload<U, std::uint8_t>(b, payload::values, r.values), c);
+          case 2: return run_job(with_payload<U, std::uint16_t>(b, payload::values, r.values), c);
+          case 4: return run_job(with_payload<U, std::uint32_t>(b, payload::values, r.values), c);
+          default: return run_job(with_payload<U, std::uint64_t>(b, payload::values, r.values), c);
+        }
+      } else {
+        // Sort keys carrying a generated index, then permute the values.
+        const std::uint8_t ib = index_bytes_for(r.n);
+        void* perm = ib == 4 ? static_cast<void*>(c.take<std::uint32_t>(r.n)) : c.take<std::uint64_t>(r.n);
+        run_index(b, perm, ib, c);
+        detail::permute(r.values, r.value_bytes, r.n, perm, ib, threads);
+      }
+  }
+}
+
+class cpu_engine_impl final : public detail::engine_impl {
+ public:
+  const char* name() const override { return "cpu"; }
+
+  std::size_t workspace_bytes(const sort_request& r) const override {
+    const std::uint64_t n = r.n, k = r.key.bytes;
+    switch (r.op) {
+      case operation::keys: return n * k + align_slack;
+      case operation::argsort: return n * (2 * k + r.index_bytes) + align_slack;
+      case operation::pairs:
+        if (native_value(r)) return n * (k + r.value_bytes) + align_slack;
+        // key scratch + index + index scratch (+ the permute's own copy, allocated there)
+        return n * (k + 2 * index_bytes_for(n)) + align_slack;
+    }
+    return align_slack;
+  }
+
+  void run(const sort_request& r, std::span<std::byte> ws) override {
+    detail::scratch own;
+    if (ws.empty()) {
+      own = detail::scratch(workspace_bytes(r));
+      ws = own.span();
+    }
+    carver c{ws.data(), ws.data() + ws.size()};
+    switch (r.key.bytes) {
+      case 1: return run_width<std::uint8_t>(r, c, r.opts.threads);
+      case 2: return run_width<std::uint16_t>(r, c, r.opts.threads);
+      case 4: return run_width<std::uint32_t>(r, c, r.opts.threads);
+      case 8: return run_width<std::uint64_t>(r, c, r.opts.threads);
+      default: throw invalid_argument("radix: the cpu engine has no keys of " + std::to_string(r.key.bytes) + " bytes");
+    }
+  }
+};
+
+}  // namespace
+}  // namespace radix::cpu
+
+namespace radix::detail {
+engine_impl& cpu_engine() {
+  static cpu::cpu_engine_impl e;
+  return e;
+}
+}  // namespace radix::detail

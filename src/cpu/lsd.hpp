@@ -1,0 +1,78 @@
+// The CPU engine's parallel LSD radix sort.
+//
+// Follows seed 003 (counting sort per digit: per-thread histograms, global
+// offsets by a scan over the thread x digit matrix, scatter) with the early
+// exit of seed 000 §4.2 (one read first: if the keys are already in order,
+// stop) and trivial-digit skipping. Per pass:
+//
+//   scan (once)  : bits that vary between keys, already-sorted flag
+//   count (once) : per-thread histogram of the first digit
+//   scatter      : each thread moves its contiguous chunk to its offsets through
+//                  per-bucket write-combining lines (64 B, streamed with
+//                  non-temporal stores), and counts the *next* digit of every
+//                  key per destination chunk, so later passes need no
+//                  separate counting read.
+//
+// Keys are read in their original bits and passed through the ordered-bits
+// transform (src/core) when a digit is taken, so written-back keys keep their
+// exact input bits (a -0.0 stays -0.0, NaN payloads survive).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <iosfwd>
+
+#include "radix/core/ordered_bits.hpp"
+#include "radix/core/pass_plan.hpp"
+
+namespace radix::cpu {
+
+/// Tuning of the CPU LSD sort, as data (printable, one place).
+struct lsd_policy {
+  int digit_bits = 8;              ///< default digit width
+  int wide_digit_bits = 11;        ///< used instead when it saves passes (0 = never)
+  std::uint64_t small_n = 256;     ///< below this, a stable comparison sort
+  std::uint64_t per_thread_min = std::uint64_t(1) << 16;  ///< elements per extra thread
+};
+std::ostream& operator<<(std::ostream&, const lsd_policy&);
+const lsd_policy& default_policy();
+
+/// Payload type of a keys-only sort.
+struct no_value {};
+
+/// Index payload of an argsort or of pairs with values of unusual size.
+enum class payload : std::uint8_t { none, values, index };
+
+/// One LSD sort of keys of type U (an unsigned integer as wide as the key) with
+/// an optional payload of type V moved along (values, or indices generated in
+/// the first pass). All pointers are element pointers.
+template <class U, class V>
+struct lsd_job {
+  std::uint64_t n = 0;
+  U* keys = nullptr;              ///< input keys; sorted result written here unless keys_readonly
+  bool keys_readonly = false;     ///< argsort: input keys are not modified
+  U* key_scratch[2] = {nullptr, nullptr};  ///< [1] only needed when keys_readonly
+  payload pay = payload::none;
+  V* values = nullptr;            ///< payload::values: input and output; payload::index: output
+  V* value_scratch = nullptr;
+  core::ordered_codec<U> codec{};
+  int begin_bit = 0, end_bit = int(sizeof(U)) * 8;
+  int digit_bits = 0;             ///< 0 = policy
+  unsigned threads = 0;           ///< 0 = all
+};
+
+/// Sorts as the job says. Defined in lsd_impl.hpp, instantiated per key width
+/// in lsd_k<bytes>.cpp.
+template <class U, class V>
+void lsd_sort(const lsd_job<U, V>& job);
+
+/// Scratch elements a job needs: keys (1 or 2 buffers) and payload (1 buffer).
+struct lsd_scratch_need {
+  std::uint64_t key_buffers = 0;
+  std::uint64_t value_buffers = 0;
+};
+inline lsd_scratch_need lsd_scratch(bool keys_readonly, payload p) {
+  return {keys_readonly ? 2u : 1u, p == payload::none ? 0u : 1u};
+}
+
+}  // namespace radix::cpu

@@ -1,0 +1,30 @@
+// The one interface every engine implements (CPU, CUDA, OpenCL). The host API
+// (src/api) validates a request, picks an engine and calls it; engines never
+// know of each other.
+#pragma once
+#include <cstddef>
+#include <span>
+
+#include "radix/sort.hpp"
+
+namespace radix::detail {
+
+class engine_impl {
+ public:
+  virtual ~engine_impl() = default;
+  virtual const char* name() const = 0;
+  /// Scratch bytes run() needs for this request (already validated).
+  virtual std::size_t workspace_bytes(const sort_request& req) const = 0;
+  /// Sorts. `workspace` is at least workspace_bytes(req) long, or empty, in
+  /// which case the engine allocates.
+  virtual void run(const sort_request& req, std::span<std::byte> workspace) = 0;
+};
+
+/// Always present.
+engine_impl& cpu_engine();
+/// nullptr when the CUDA engine is not compiled in or no GPU is visible.
+engine_impl* cuda_engine();
+/// nullptr when the OpenCL engine is not compiled in or no device is found.
+engine_impl* opencl_engine();
+
+}  // namespace radix::detail
