@@ -13,6 +13,12 @@
 //                  key per destination chunk, so later passes need no
 //                  separate counting read.
 //
+// Large inputs (policy.hybrid_min_bytes) take a hybrid route that reads and
+// writes main memory fewer times: one MSD pass on the top digit scatters the
+// keys into buckets that fit in the L2 cache, then every bucket is LSD-sorted
+// on the remaining bits inside the cache, by one thread, and written to its
+// final place. Stable, since every pass is.
+//
 // Keys are read in their original bits and passed through the ordered-bits
 // transform (src/core) when a digit is taken, so written-back keys keep their
 // exact input bits (a -0.0 stays -0.0, NaN payloads survive).
@@ -29,10 +35,16 @@ namespace radix::cpu {
 
 /// Tuning of the CPU LSD sort, as data (printable, one place).
 struct lsd_policy {
-  int digit_bits = 8;              ///< default digit width
+  int digit_bits = 8;              ///< digit width of out-of-cache LSD passes
   int wide_digit_bits = 11;        ///< used instead when it saves passes (0 = never)
   std::uint64_t small_n = 256;     ///< below this, a stable comparison sort
   std::uint64_t per_thread_min = std::uint64_t(1) << 16;  ///< elements per extra thread
+  // Hybrid: one MSD pass into cache-sized buckets, then LSD inside each bucket.
+  std::uint64_t hybrid_min_bytes = std::uint64_t(4) << 20;  ///< smaller inputs: plain LSD
+  std::uint64_t bucket_bytes = std::uint64_t(256) << 10;    ///< target bucket size (L2 share)
+  int max_msd_bits = 12;           ///< widest MSD digit
+  int bucket_digit_bits = 11;      ///< digit width of the in-cache passes
+  std::uint64_t tiny_bucket = 48;  ///< buckets up to this size: insertion sort
 };
 std::ostream& operator<<(std::ostream&, const lsd_policy&);
 const lsd_policy& default_policy();

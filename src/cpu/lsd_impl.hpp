@@ -2,6 +2,7 @@
 // the per-width instantiation files lsd_k1/2/4/8.cpp.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <memory>
 #include <numeric>
@@ -20,7 +21,7 @@ namespace lsd_detail {
 /// Copies one 64-byte, 64-byte-aligned line to memory without reading the
 /// destination into the cache (streaming store; SSE2 is x86-64 baseline).
 inline void stream_line(void* dst, const void* src) {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(RADIX_NO_NT)
   auto* d = static_cast<__m128i*>(dst);
   auto* s = static_cast<const __m128i*>(src);
   _mm_stream_si128(d + 0, _mm_load_si128(s + 0));
@@ -37,48 +38,32 @@ inline void stream_fence() {
 #endif
 }
 
-/// Per-bucket write-combining lines for one array of T: elements of a bucket
-/// gather in a 64-byte line that mirrors the destination's line, and a full
-/// line leaves with one streaming store.
-template <class T>
-struct wc_lines {
-  static constexpr unsigned per_line = 64 / sizeof(T);
-  T* base = nullptr;          // destination array
-  unsigned skew = 0;          // slot of element 0 of base in its line
-  std::vector<T, std::allocator<T>> storage;
-  T* lines = nullptr;         // [buckets][per_line], 64-byte aligned
+/// Write-combining: a bucket's elements gather in a 64-byte line that mirrors
+/// the destination's line (slot = (index + skew) % L), and a full line leaves
+/// with one streaming store. Only the first line of a bucket can be partial
+/// (it may share its cache line with a neighbour), and it is copied plainly.
+template <class T, unsigned L>
+[[gnu::always_inline]] inline void wc_put(T* line, T* base, unsigned skew, std::uint64_t pos, std::uint64_t start, const T& x) {
+  const unsigned slot = unsigned((pos + skew) % L);
+  line[slot] = x;
+  if (slot == L - 1) {
+    const std::uint64_t first = pos - (L - 1);
+    if (first >= start && first <= pos)  // the whole line is ours (and no wrap-around)
+      stream_line(base + first, line);
+    else
+      std::memcpy(base + start, line + (slot - (pos - start)), std::size_t(pos - start + 1) * sizeof(T));
+  }
+}
 
-  void init(T* dst, unsigned buckets) {
-    base = dst;
-    skew = unsigned((reinterpret_cast<std::uintptr_t>(dst) % 64) / sizeof(T));
-    storage.resize(std::size_t(buckets) * per_line + per_line);
-    auto p = reinterpret_cast<std::uintptr_t>(storage.data());
-    lines = reinterpret_cast<T*>((p + 63) & ~std::uintptr_t(63));
-  }
-  /// Puts x at destination index pos (bucket b, whose first index for this
-  /// thread is start); flushes the line when it fills.
-  inline void put(unsigned b, std::uint64_t pos, std::uint64_t start, const T& x) {
-    const unsigned slot = unsigned((pos + skew) % per_line);
-    T* line = lines + std::size_t(b) * per_line;
-    line[slot] = x;
-    if (slot == per_line - 1) {
-      const std::uint64_t first = pos - (per_line - 1);
-      if (first >= start && first <= pos)  // whole line is ours (and no wrap)
-        stream_line(base + first, line);
-      else
-        std::memcpy(base + start, line + (slot - (pos - start)), std::size_t(pos - start + 1) * sizeof(T));
-    }
-  }
-  /// Writes out what is left in bucket b's line; end is one past the last index.
-  inline void drain(unsigned b, std::uint64_t end, std::uint64_t start) {
-    if (end == start) return;
-    const unsigned filled = unsigned((end + skew) % per_line);  // slots used in the open line
-    if (filled == 0) return;                                    // last line was flushed
-    const std::uint64_t first = end - start < filled ? start : end - filled;
-    const T* line = lines + std::size_t(b) * per_line;
-    std::memcpy(base + first, line + (first + skew) % per_line, std::size_t(end - first) * sizeof(T));
-  }
-};
+/// Writes out what is left in a bucket's line; end is one past its last index.
+template <class T, unsigned L>
+inline void wc_drain(const T* line, T* base, unsigned skew, std::uint64_t end, std::uint64_t start) {
+  if (end == start) return;
+  const unsigned filled = unsigned((end + skew) % L);  // slots used in the open line
+  if (filled == 0) return;                             // the last line was flushed
+  const std::uint64_t first = end - start < filled ? start : end - filled;
+  std::memcpy(base + first, line + (first + skew) % L, std::size_t(end - first) * sizeof(T));
+}
 
 template <class T>
 inline bool wc_usable(const T* p) {
@@ -135,6 +120,9 @@ class sorter {
       if (!core::pass_is_trivial<U>(varying, plan[i])) passes.push_back(plan[i]);
 
     if (n < policy_.small_n) return small_sort();
+    const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+    if (job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes && hi - lo > policy_.bucket_digit_bits)
+      return hybrid(lo, hi, varying);
     sort_passes(passes);
   }
 
@@ -142,19 +130,31 @@ class sorter {
   U ordered(U k) const { return job_.codec(k); }
 
   void scan(bool& sorted, U& varying) {
+    if (job_.codec.canon) scan_impl<true>(sorted, varying);
+    else scan_impl<false>(sorted, varying);
+  }
+
+  template <bool Canon>
+  static U xform(const codec_t& c, U k) {
+    if constexpr (Canon) return c.canonical(k);
+    else return c.biased(k);
+  }
+
+  template <bool Canon>
+  void scan_impl(bool& sorted, U& varying) {
     std::vector<std::uint8_t> unsorted(threads_, 0);
     std::vector<U> vary(threads_, 0);
     const U* keys = job_.keys;
     const codec_t codec = job_.codec;
     const U mask = range_mask_;
-    const U ref = codec(keys[0]);
+    const U ref = xform<Canon>(codec, keys[0]);
     thread_pool::instance().run(threads_, [&](unsigned t) {
       std::uint64_t i = bounds_[t], e = bounds_[t + 1];
-      U prev = i ? U(codec(keys[i - 1]) & mask) : U(0);
+      U prev = i ? U(xform<Canon>(codec, keys[i - 1]) & mask) : U(0);
       U v = 0;
       unsigned bad = 0;
       for (; i < e; ++i) {
-        const U o = codec(keys[i]);
+        const U o = xform<Canon>(codec, keys[i]);
         v |= U(o ^ ref);
         const U m = U(o & mask);
         bad |= unsigned(m < prev);
@@ -206,13 +206,19 @@ class sorter {
 
   /// Per-thread histogram of one digit over the current layout.
   void count(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist) {
+    if (job_.codec.canon) count_impl<true>(keys, ps, hist);
+    else count_impl<false>(keys, ps, hist);
+  }
+
+  template <bool Canon>
+  void count_impl(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist) {
     const unsigned R = 1u << ps.bits;
     hist.assign(std::size_t(threads_) * R, 0);
     const codec_t codec = job_.codec;
     thread_pool::instance().run(threads_, [&](unsigned t) {
       std::vector<std::uint64_t> h(R, 0);
       for (std::uint64_t i = bounds_[t]; i < bounds_[t + 1]; ++i)
-        ++h[core::digit_of<U>(codec(keys[i]), ps.shift, ps.bits)];
+        ++h[core::digit_of<U>(xform<Canon>(codec, keys[i]), ps.shift, ps.bits)];
       std::copy(h.begin(), h.end(), hist.begin() + std::size_t(t) * R);
     });
   }
@@ -260,6 +266,168 @@ class sorter {
     }
   }
 
+  // ---- hybrid: MSD pass into cache-sized buckets, then LSD per bucket --------
+
+  void hybrid(int lo, int hi, U varying) {
+    const std::uint64_t n = job_.n;
+    const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+    const std::uint64_t target = std::max<std::uint64_t>(1024, policy_.bucket_bytes / elem);
+    const int bits = hi - lo, dd = policy_.bucket_digit_bits;
+    // MSD digit: enough bits for buckets of about `target` elements; widened
+    // when that saves an in-cache pass and buckets stay >= target / 4.
+    int d1 = std::max(1, int(std::bit_width((n - 1) / target)));
+    d1 = std::min({d1, policy_.max_msd_bits, bits - 1});
+    int p2 = (bits - d1 + dd - 1) / dd;
+    const int wider = bits - dd * (p2 - 1);
+    if (p2 > 1 && wider <= policy_.max_msd_bits && (n >> wider) >= target / 4) d1 = wider, --p2;
+    const core::pass msd{hi - d1, d1};
+
+    // The MSD pass: user -> scratch (keys and payload), indices generated.
+    U* kmid = job_.key_scratch[0];
+    V* vmid = nullptr;
+    if constexpr (has_value) vmid = job_.value_scratch;
+    std::vector<std::uint64_t> hist, none;
+    count(job_.keys, msd, hist);
+    const V* vsrc = nullptr;
+    if constexpr (has_value) vsrc = job_.pay == payload::values ? job_.values : nullptr;
+    scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, msd, nullptr, hist, none);
+
+    // Bucket b spans [start[b], start[b + 1]) in scratch.
+    const unsigned R = 1u << d1;
+    std::vector<std::uint64_t> start(R + 1, 0);
+    for (unsigned b = 0; b < R; ++b) {
+      std::uint64_t c = 0;
+      for (unsigned t = 0; t < threads_; ++t) c += hist[std::size_t(t) * R + b];
+      start[b + 1] = start[b] + c;
+    }
+    const std::uint64_t cap = 4 * target;  // larger buckets ping-pong in place
+    std::atomic<unsigned> next{0};
+    thread_pool::instance().run(threads_, [&](unsigned) {
+      bucket_worker w(*this, cap);
+      for (unsigned b; (b = next.fetch_add(1, std::memory_order_relaxed)) < R;) {
+        const std::uint64_t off = start[b], m = start[b + 1] - off;
+        if (m == 0) continue;
+        w.sort(off, m, lo, hi - d1, varying);
+      }
+    });
+  }
+
+  /// One thread's sorter of buckets, with its cache-resident ping-pong buffers.
+  struct bucket_worker {
+    sorter& s;
+    std::uint64_t cap;
+    std::vector<U> ktmp;
+    std::vector<V> vtmp;
+    std::vector<std::uint64_t> hist;
+
+    bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c) {}
+
+    /// Sorts bucket [off, off + m) of the scratch arrays by bits [lo, hi) and
+    /// writes it to its final place.
+    void sort(std::uint64_t off, std::uint64_t m, int lo, int hi, U varying) {
+      const lsd_job<U, V>& j = s.job_;
+      // Buffers: A holds the bucket; B is a partner; F the final place.
+      U* ka = j.key_scratch[0] + off;
+      U* kf = j.keys_readonly ? nullptr : j.keys + off;
+      V* va = nullptr;
+      V* vf = nullptr;
+      if constexpr (has_value) {
+        va = j.value_scratch + off;
+        vf = j.values + off;
+      }
+      const bool big = m > cap;
+      U* kb;
+      V* vb = nullptr;
+      if (big) {  // no room in the cache buffers: use the final place (or spare scratch) as partner
+        kb = j.keys_readonly ? j.key_scratch[1] + off : kf;
+        vb = vf;
+      } else {
+        if (ktmp.size() < m) ktmp.resize(std::max<std::uint64_t>(m, std::min(cap, 2 * m)));
+        kb = ktmp.data();
+        if constexpr (has_value) {
+          if (vtmp.size() < m) vtmp.resize(ktmp.size());
+          vb = vtmp.data();
+        }
+      }
+      if (m <= s.policy_.tiny_bucket) return tiny(ka, va, kf, vf, m);
+
+      // LSD passes ping-pong between A and B (both in cache for ordinary
+      // buckets); a digit that is the same for the whole bucket is skipped.
+      // The result is then copied to F in one sequential sweep, which is far
+      // cheaper than scattering into memory that is not in the cache.
+      const int dd = std::min<int>(s.policy_.bucket_digit_bits, std::max(4, int(std::bit_width(m)) - 3));
+      const core::pass_plan plan = core::plan_passes(lo, hi, dd);
+      U* kc = ka;
+      U* ko = kb;
+      V* vc = va;
+      V* vo = vb;
+      for (int i = 0; i < plan.count; ++i) {
+        const core::pass ps = plan[i];
+        if (core::pass_is_trivial<U>(varying, ps)) continue;
+        const bool moved = s.job_.codec.canon ? pass_in_cache<true>(kc, ko, vc, vo, m, ps)
+                                              : pass_in_cache<false>(kc, ko, vc, vo, m, ps);
+        if (!moved) continue;
+        std::swap(kc, ko);
+        if constexpr (has_value) std::swap(vc, vo);
+      }
+      if (kf && kc != kf) std::memcpy(kf, kc, std::size_t(m) * sizeof(U));
+      if constexpr (has_value)
+        if (vc != vf) std::memcpy(vf, vc, std::size_t(m) * sizeof(V));
+    }
+
+    /// One counting-sort pass of a bucket from (ks, vs) to (kd, vd). Returns
+    /// false, moving nothing, when every key has the same digit.
+    template <bool Canon>
+    bool pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m, core::pass ps) {
+      const unsigned Rp = 1u << ps.bits;
+      const codec_t c = s.job_.codec;
+      hist.assign(Rp, 0);
+      std::uint64_t* h = hist.data();
+      for (std::uint64_t i = 0; i < m; ++i) ++h[core::digit_of<U>(xform<Canon>(c, ks[i]), ps.shift, ps.bits)];
+      std::uint64_t run = 0;
+      for (unsigned b = 0; b < Rp; ++b) {
+        const std::uint64_t n = h[b];
+        if (n == m) return false;
+        h[b] = run;
+        run += n;
+      }
+      for (std::uint64_t i = 0; i < m; ++i) {
+        const U k = ks[i];
+        const std::uint64_t p = h[core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits)]++;
+        kd[p] = k;
+        if constexpr (has_value) vd[p] = vs[i];
+      }
+      return true;
+    }
+
+    /// Stable insertion sort of a tiny bucket from A into F.
+    void tiny(const U* ka, const V* va, U* kf, V* vf, std::uint64_t m) {
+      const codec_t c = s.job_.codec;
+      const U mask = s.range_mask_;
+      U kk[64];
+      V vv[64];
+      U oo[64];
+      for (std::uint64_t i = 0; i < m; ++i) {
+        const U k = ka[i];
+        const U o = U(c(k) & mask);
+        V v{};
+        if constexpr (has_value) v = va[i];
+        std::uint64_t j = i;
+        while (j > 0 && oo[j - 1] > o) {
+          kk[j] = kk[j - 1];
+          oo[j] = oo[j - 1];
+          if constexpr (has_value) vv[j] = vv[j - 1];
+          --j;
+        }
+        kk[j] = k;
+        oo[j] = o;
+        if constexpr (has_value) vv[j] = v;
+      }
+      if (kf) std::memcpy(kf, kk, std::size_t(m) * sizeof(U));
+      if constexpr (has_value) std::memcpy(vf, vv, std::size_t(m) * sizeof(V));
+    }
+  };
+
   template <class T>
   void copy_back(const T* from, T* to) {
     thread_pool::instance().run(threads_, [&](unsigned t) {
@@ -288,10 +456,35 @@ class sorter {
       std::vector<std::uint64_t>& nh = partial[t];
       nh.assign(std::size_t(T) * Rn, 0);
       const std::uint64_t* off = offs.data() + std::size_t(t) * R;
-      if (next)
-        scatter_chunk<true>(t, ks, kd, vs, vd, gen, ps, *next, off, R, nh.data());
-      else
-        scatter_chunk<false>(t, ks, kd, vs, vd, gen, ps, ps, off, R, nullptr);
+      const bool keys_out = kd != nullptr;
+      const bool vals_out = has_value && vd != nullptr;
+      // Dispatch to a loop specialised for what this pass moves and counts.
+      auto go = [&](auto count_next, auto move_keys, auto move_vals, auto gen_idx) {
+        constexpr bool C = decltype(count_next)::value, K = decltype(move_keys)::value,
+                       M = decltype(move_vals)::value, G = decltype(gen_idx)::value;
+        if (job_.codec.canon)
+          scatter_chunk<C, K, M, G, true>(t, ks, kd, vs, vd, ps, next ? *next : ps, off, nh.data());
+        else
+          scatter_chunk<C, K, M, G, false>(t, ks, kd, vs, vd, ps, next ? *next : ps, off, nh.data());
+      };
+      using Y = std::true_type;
+      using N = std::false_type;
+      if constexpr (has_value) {
+        if (next) {
+          if (gen) go(Y{}, Y{}, Y{}, Y{});
+          else go(Y{}, Y{}, Y{}, N{});
+        } else if (!keys_out) {
+          if (gen) go(N{}, N{}, Y{}, Y{});
+          else go(N{}, N{}, Y{}, N{});
+        } else {
+          if (gen) go(N{}, Y{}, Y{}, Y{});
+          else go(N{}, Y{}, Y{}, N{});
+        }
+        (void)vals_out;
+      } else {
+        if (next) go(Y{}, Y{}, N{}, N{});
+        else go(N{}, Y{}, N{}, N{});
+      }
     });
     if (next) {
       next_hist.assign(std::size_t(T) * Rn, 0);
@@ -300,64 +493,83 @@ class sorter {
     }
   }
 
-  template <bool CountNext>
-  void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass ps,
-                     const core::pass nx, const std::uint64_t* off, unsigned R, std::uint64_t* nh) {
+  /// Per-bucket state of one thread's scatter, kept together so a key touches
+  /// one cache line of it.
+  struct bucket_state {
+    std::uint64_t pos;    // next destination index
+    std::uint64_t start;  // first destination index of this thread in the bucket
+    std::uint64_t lim;    // end of the destination chunk pos is in (CountNext)
+    std::uint64_t chunk;  // that chunk's number, premultiplied by the next radix
+  };
+
+  template <bool CountNext, bool MoveKeys, bool MoveVals, bool Gen, bool Canon>
+  void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps, const core::pass nx,
+                     const std::uint64_t* off, std::uint64_t* nh) {
     const std::uint64_t b0 = bounds_[t], b1 = bounds_[t + 1];
     if (b0 == b1) return;
+    const unsigned R = 1u << ps.bits;
     const codec_t codec = job_.codec;
     const unsigned Rn = CountNext ? 1u << nx.bits : 0;
-    // Per-bucket state: next index, first index, destination chunk and its end.
-    std::vector<std::uint64_t> pos(off, off + R), start(off, off + R), lim(R);
-    std::vector<unsigned> chunk(R);
-    if constexpr (CountNext) {
-      for (unsigned b = 0; b < R; ++b) {
+    const std::uint64_t* bounds = bounds_.data();
+
+    std::vector<bucket_state> st(R);
+    for (unsigned b = 0; b < R; ++b) {
+      st[b].pos = st[b].start = off[b];
+      if constexpr (CountNext) {
         unsigned c = 0;
-        while (bounds_[c + 1] <= pos[b] && c + 1 < threads_) ++c;
-        chunk[b] = c;
-        lim[b] = bounds_[c + 1];
+        while (bounds[c + 1] <= off[b] && c + 1 < threads_) ++c;
+        st[b].chunk = std::uint64_t(c) * Rn;
+        st[b].lim = bounds[c + 1];
       }
     }
-    const bool wc_keys = kd && wc_usable(kd);
-    bool wc_vals = false;
-    wc_lines<U> kl;
-    wc_lines<V> vl;
-    if (wc_keys) kl.init(kd, R);
-    if constexpr (has_value) {
-      wc_vals = vd && wc_usable(vd);
-      if (wc_vals) vl.init(vd, R);
-    }
+    // Write-combining lines for keys and values; plain stores where the
+    // destination is not aligned to its element size.
+    constexpr unsigned KL = 64 / sizeof(U);
+    constexpr unsigned VL = has_value ? unsigned(64 / sizeof(V)) : 1u;
+    const bool kwc = MoveKeys && wc_usable(kd);
+    bool vwc = false;
+    if constexpr (MoveVals) vwc = wc_usable(vd);
+    std::vector<U> kbuf_store(MoveKeys ? std::size_t(R) * KL + KL : 0);
+    std::vector<V> vbuf_store(MoveVals ? std::size_t(R) * VL + VL : 0);
+    auto align64 = [](auto* p) {
+      return reinterpret_cast<decltype(p)>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t(63));
+    };
+    U* kbuf = MoveKeys ? align64(kbuf_store.data()) : nullptr;
+    V* vbuf = MoveVals ? align64(vbuf_store.data()) : nullptr;
+    const unsigned kskew = MoveKeys ? unsigned((reinterpret_cast<std::uintptr_t>(kd) % 64) / sizeof(U)) : 0;
+    unsigned vskew = 0;
+    if constexpr (MoveVals) vskew = unsigned((reinterpret_cast<std::uintptr_t>(vd) % 64) / sizeof(V));
 
     for (std::uint64_t i = b0; i < b1; ++i) {
       const U k = ks[i];
-      const U o = codec(k);
+      const U o = xform<Canon>(codec, k);
       const unsigned b = core::digit_of<U>(o, ps.shift, ps.bits);
-      const std::uint64_t p = pos[b]++;
+      bucket_state& s = st[b];
+      const std::uint64_t p = s.pos++;
       if constexpr (CountNext) {
-        if (p >= lim[b]) {
-          unsigned c = chunk[b];
-          while (bounds_[c + 1] <= p) ++c;
-          chunk[b] = c;
-          lim[b] = bounds_[c + 1];
+        if (p >= s.lim) [[unlikely]] {
+          unsigned c = unsigned(s.chunk / Rn);
+          while (bounds[c + 1] <= p) ++c;
+          s.chunk = std::uint64_t(c) * Rn;
+          s.lim = bounds[c + 1];
         }
-        ++nh[std::size_t(chunk[b]) * Rn + core::digit_of<U>(o, nx.shift, nx.bits)];
+        ++nh[s.chunk + core::digit_of<U>(o, nx.shift, nx.bits)];
       }
-      if (kd) {
-        if (wc_keys) kl.put(b, p, start[b], k);
+      if constexpr (MoveKeys) {
+        if (kwc) wc_put<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, p, s.start, k);
         else kd[p] = k;
       }
-      if constexpr (has_value) {
-        if (vd) {
-          const V v = gen ? V(i) : vs[i];
-          if (wc_vals) vl.put(b, p, start[b], v);
-          else vd[p] = v;
-        }
+      if constexpr (MoveVals) {
+        const V v = Gen ? V(i) : vs[i];
+        if (vwc) wc_put<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, p, s.start, v);
+        else vd[p] = v;
       }
     }
     for (unsigned b = 0; b < R; ++b) {
-      if (wc_keys) kl.drain(b, pos[b], start[b]);
-      if constexpr (has_value)
-        if (wc_vals) vl.drain(b, pos[b], start[b]);
+      if constexpr (MoveKeys)
+        if (kwc) wc_drain<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, st[b].pos, st[b].start);
+      if constexpr (MoveVals)
+        if (vwc) wc_drain<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, st[b].pos, st[b].start);
     }
     stream_fence();
   }

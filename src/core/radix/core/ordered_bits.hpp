@@ -45,14 +45,23 @@ struct ordered_codec {
   U nan_above = U(~U(0));  // magnitudes above this are NaN (floats only)
   bool canon = false;       // apply the -0 / NaN canonicalisation
 
-  RADIX_HD constexpr U operator()(U u) const {
-    if (canon) {
-      const U mag = U(u & U(~sign));
-      if (mag == 0) u = 0;                  // -0.0 -> +0.0
-      if (mag > nan_above) return U(U(~U(0)) ^ flip);  // NaN: after +inf
-    }
-    const U x = (u & sign) ? neg_xor : pos_xor;
-    return U(u ^ x ^ flip);
+  RADIX_HD constexpr U operator()(U u) const { return canon ? canonical(u) : biased(u); }
+
+  /// The transform without the float canonicalisation (integers, totalOrder).
+  /// Branch-free, so hot loops that know `canon` is false can call it directly.
+  RADIX_HD constexpr U biased(U u) const {
+    const U neg = U(U(0) - U(u >> (bits - 1)));  // all ones when the top bit is set
+    return U(u ^ pos_xor ^ (neg & U(neg_xor ^ pos_xor)) ^ flip);
+  }
+
+  /// The transform with -0 -> +0 and every NaN -> one pattern after +inf.
+  /// Written with masks rather than branches: NaNs and zeros are data, not
+  /// rare cases, in many inputs.
+  RADIX_HD constexpr U canonical(U u) const {
+    const U mag = U(u & U(~sign));
+    const U nonzero = U(U(0) - U(mag != 0));     // -0.0 -> +0.0
+    const U nan = U(U(0) - U(mag > nan_above));  // NaN -> all ones: after +inf
+    return U((biased(U(u & nonzero)) & U(~nan)) | U(nan & U(~flip)));
   }
 };
 
