@@ -44,10 +44,12 @@ struct sort_request {
 /// engine allocates nothing.
 void run(const sort_request& req, std::span<std::byte> workspace = {});
 
-/// Scratch bytes run() needs for `req` on the engine it would use. On the CPU
-/// engine: n x (key + value bytes) for keys and pairs, n x (2 key + index
-/// bytes) for argsort, plus a few kilobytes; pairs with values of other sizes
-/// than 1, 2, 4, 8 bytes add n x (value + index bytes).
+/// Scratch bytes run() needs for `req` on the engine it would use (0 when
+/// n < 2). On the CPU engine: n x (key + value bytes) for keys and pairs,
+/// n x (2 key + index bytes) for argsort, plus a few hundred bytes; pairs
+/// whose values are not 1, 2, 4 or 8 bytes (or not aligned to their size) go
+/// through an index: n x (key + 2 index + value bytes). Besides this, the CPU
+/// engine's threads each use a few MiB of cache-sized buffers of their own.
 std::size_t workspace_bytes(const sort_request& req);
 
 /// The engine `automatic` resolves to on this machine.
@@ -79,9 +81,11 @@ class scratch {
 };
 
 /// Permutes fixed-size records in place: out[i] = in[perm[i]] (parallel, via
-/// one scratch copy of the records). perm holds n indices of index_bytes each.
+/// one scratch copy of the records, taken from `copy` when given, which must
+/// hold n x record_bytes, else allocated). perm holds n indices of
+/// index_bytes each.
 void permute(void* records, std::size_t record_bytes, std::uint64_t n, const void* perm,
-             std::uint8_t index_bytes, unsigned threads);
+             std::uint8_t index_bytes, unsigned threads, std::byte* copy = nullptr);
 
 template <class K>
 sort_request make_request(operation op, std::span<K> keys, const options& o) {

@@ -50,7 +50,14 @@ class sorter {
 
  private:
   void exec(const sort_request& r) {
-    if (borrowed_) return run(r, user_);
+    if (borrowed_) {
+      // An empty borrowed workspace must not turn into "allocate": check here.
+      const std::size_t need = workspace_bytes(r);
+      if (user_.size() < need)
+        throw out_of_memory("radix: workspace of " + std::to_string(user_.size()) + " bytes is too small; need " +
+                            std::to_string(need));
+      return run(r, user_);
+    }
     const std::size_t need = workspace_bytes(r);
     if (own_.size() < need) own_ = detail::scratch(need);
     run(r, own_.span());

@@ -28,20 +28,23 @@ void gather(std::byte* out, const std::byte* in, std::size_t rb, const I* perm, 
 
 }  // namespace
 
-void permute(void* records, std::size_t rb, std::uint64_t n, const void* perm, std::uint8_t ib, unsigned threads) {
+void permute(void* records, std::size_t rb, std::uint64_t n, const void* perm, std::uint8_t ib, unsigned threads,
+             std::byte* given) {
   if (n < 2) return;
-  scratch copy(n * rb);
+  scratch own;
+  if (!given) own = scratch(n * rb);
+  std::byte* const copy = given ? given : own.data();
   auto* data = static_cast<std::byte*>(records);
   const unsigned t = cpu::threads_for(n, threads, 1 << 15);
   auto& pool = cpu::thread_pool::instance();
   pool.run(t, [&](unsigned i) {
     const std::uint64_t b0 = n * i / t, b1 = n * (i + 1) / t;
-    std::memcpy(copy.data() + b0 * rb, data + b0 * rb, (b1 - b0) * rb);
+    std::memcpy(copy + b0 * rb, data + b0 * rb, (b1 - b0) * rb);
   });
   pool.run(t, [&](unsigned i) {
     const std::uint64_t b0 = n * i / t, b1 = n * (i + 1) / t;
-    if (ib == 4) gather(data, copy.data(), rb, static_cast<const std::uint32_t*>(perm), b0, b1);
-    else gather(data, copy.data(), rb, static_cast<const std::uint64_t*>(perm), b0, b1);
+    if (ib == 4) gather(data, copy, rb, static_cast<const std::uint32_t*>(perm), b0, b1);
+    else gather(data, copy, rb, static_cast<const std::uint64_t*>(perm), b0, b1);
   });
 }
 

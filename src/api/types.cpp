@@ -46,7 +46,7 @@ float16::float16(float f) {
   } else if (mag >= 0x477FF000u) {  // rounds to >= 65520: overflow to inf
     h = 0x7C00u;
   } else if (mag < 0x38800000u) {  // subnormal or zero in half
-    const int shift = 113 - int(mag >> 23);  // 126 - 14 + 1
+    const int shift = 126 - int(mag >> 23);  // half subnormal: value = m * 2^-24
     if (shift > 24) {
       h = 0;
     } else {

@@ -108,8 +108,9 @@ void run_width(const sort_request& r, carver& c, unsigned threads) {
         // Sort keys carrying a generated index, then permute the values.
         const std::uint8_t ib = index_bytes_for(r.n);
         void* perm = ib == 4 ? static_cast<void*>(c.take<std::uint32_t>(r.n)) : c.take<std::uint64_t>(r.n);
+        std::byte* copy = c.take<std::byte>(r.n * r.value_bytes);
         run_index(b, perm, ib, c);
-        detail::permute(r.values, r.value_bytes, r.n, perm, ib, threads);
+        detail::permute(r.values, r.value_bytes, r.n, perm, ib, threads, copy);
       }
   }
 }
@@ -120,18 +121,23 @@ class cpu_engine_impl final : public detail::engine_impl {
 
   std::size_t workspace_bytes(const sort_request& r) const override {
     const std::uint64_t n = r.n, k = r.key.bytes;
+    if (n < 2) return 0;
     switch (r.op) {
       case operation::keys: return n * k + align_slack;
       case operation::argsort: return n * (2 * k + r.index_bytes) + align_slack;
       case operation::pairs:
         if (native_value(r)) return n * (k + r.value_bytes) + align_slack;
-        // key scratch + index + index scratch (+ the permute's own copy, allocated there)
-        return n * (k + 2 * index_bytes_for(n)) + align_slack;
+        // key scratch + index + index scratch + the permute's copy of the values
+        return n * (k + 2 * index_bytes_for(n) + r.value_bytes) + align_slack;
     }
     return align_slack;
   }
 
   void run(const sort_request& r, std::span<std::byte> ws) override {
+    if (r.n < 2) {  // nothing to reorder; an argsort of one key is {0}
+      if (r.op == operation::argsort && r.n == 1) std::memset(r.indices, 0, r.index_bytes);
+      return;
+    }
     detail::scratch own;
     if (ws.empty()) {
       own = detail::scratch(workspace_bytes(r));

@@ -318,7 +318,7 @@ class sorter {
     std::uint64_t cap;
     std::vector<U> ktmp;
     std::vector<V> vtmp;
-    std::vector<std::uint64_t> hist;
+    std::vector<std::uint64_t> hist, hist_next;
 
     bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c) {}
 
@@ -357,16 +357,27 @@ class sorter {
       // cheaper than scattering into memory that is not in the cache.
       const int dd = std::min<int>(s.policy_.bucket_digit_bits, std::max(4, int(std::bit_width(m)) - 3));
       const core::pass_plan plan = core::plan_passes(lo, hi, dd);
+      std::vector<core::pass> passes;
+      for (int i = 0; i < plan.count; ++i)
+        if (!core::pass_is_trivial<U>(varying, plan[i])) passes.push_back(plan[i]);
       U* kc = ka;
       U* ko = kb;
       V* vc = va;
       V* vo = vb;
-      for (int i = 0; i < plan.count; ++i) {
-        const core::pass ps = plan[i];
-        if (core::pass_is_trivial<U>(varying, ps)) continue;
-        const bool moved = s.job_.codec.canon ? pass_in_cache<true>(kc, ko, vc, vo, m, ps)
-                                              : pass_in_cache<false>(kc, ko, vc, vo, m, ps);
-        if (!moved) continue;
+      bool counted = false;  // hist holds the counts of passes[q]
+      for (std::size_t q = 0; q < passes.size(); ++q) {
+        const core::pass ps = passes[q];
+        if (!counted) count_in_cache(kc, m, ps, hist);
+        // A digit the whole bucket shares moves nothing.
+        bool trivial = false;
+        for (unsigned b = 0, R = 1u << ps.bits; b < R; ++b) trivial |= hist[b] == m;
+        counted = false;
+        if (trivial) continue;
+        const core::pass* next = q + 1 < passes.size() ? &passes[q + 1] : nullptr;
+        if (s.job_.codec.canon) pass_in_cache<true>(kc, ko, vc, vo, m, ps, next);
+        else pass_in_cache<false>(kc, ko, vc, vo, m, ps, next);
+        counted = next != nullptr;
+        hist.swap(hist_next);
         std::swap(kc, ko);
         if constexpr (has_value) std::swap(vc, vo);
       }
@@ -375,29 +386,48 @@ class sorter {
         if (vc != vf) std::memcpy(vf, vc, std::size_t(m) * sizeof(V));
     }
 
-    /// One counting-sort pass of a bucket from (ks, vs) to (kd, vd). Returns
-    /// false, moving nothing, when every key has the same digit.
+    void count_in_cache(const U* ks, std::uint64_t m, core::pass ps, std::vector<std::uint64_t>& h) {
+      h.assign(std::size_t(1) << ps.bits, 0);
+      const codec_t c = s.job_.codec;
+      if (c.canon)
+        for (std::uint64_t i = 0; i < m; ++i) ++h[core::digit_of<U>(xform<true>(c, ks[i]), ps.shift, ps.bits)];
+      else
+        for (std::uint64_t i = 0; i < m; ++i) ++h[core::digit_of<U>(xform<false>(c, ks[i]), ps.shift, ps.bits)];
+    }
+
+    /// One counting-sort pass of a bucket from (ks, vs) to (kd, vd) with the
+    /// counts in `hist`; counts the next pass's digits on the way.
     template <bool Canon>
-    bool pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m, core::pass ps) {
+    void pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m, core::pass ps, const core::pass* next) {
       const unsigned Rp = 1u << ps.bits;
       const codec_t c = s.job_.codec;
-      hist.assign(Rp, 0);
       std::uint64_t* h = hist.data();
-      for (std::uint64_t i = 0; i < m; ++i) ++h[core::digit_of<U>(xform<Canon>(c, ks[i]), ps.shift, ps.bits)];
       std::uint64_t run = 0;
       for (unsigned b = 0; b < Rp; ++b) {
         const std::uint64_t n = h[b];
-        if (n == m) return false;
         h[b] = run;
         run += n;
       }
-      for (std::uint64_t i = 0; i < m; ++i) {
-        const U k = ks[i];
-        const std::uint64_t p = h[core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits)]++;
-        kd[p] = k;
-        if constexpr (has_value) vd[p] = vs[i];
+      if (next) {
+        hist_next.assign(std::size_t(1) << next->bits, 0);
+        std::uint64_t* hn = hist_next.data();
+        const core::pass nx = *next;
+        for (std::uint64_t i = 0; i < m; ++i) {
+          const U k = ks[i];
+          const U o = xform<Canon>(c, k);
+          const std::uint64_t p = h[core::digit_of<U>(o, ps.shift, ps.bits)]++;
+          ++hn[core::digit_of<U>(o, nx.shift, nx.bits)];
+          kd[p] = k;
+          if constexpr (has_value) vd[p] = vs[i];
+        }
+      } else {
+        for (std::uint64_t i = 0; i < m; ++i) {
+          const U k = ks[i];
+          const std::uint64_t p = h[core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits)]++;
+          kd[p] = k;
+          if constexpr (has_value) vd[p] = vs[i];
+        }
       }
-      return true;
     }
 
     /// Stable insertion sort of a tiny bucket from A into F.

@@ -48,7 +48,7 @@ void thread_pool::worker(unsigned id) {
 }
 
 void thread_pool::run(unsigned t, const std::function<void(unsigned)>& fn) {
-  t = std::max(1u, t);
+  if (t == 0) return;
   std::unique_lock owner(busy_, std::try_to_lock);
   if (t == 1 || !owner.owns_lock() || workers_.empty()) {
     for (unsigned i = 0; i < t; ++i) fn(i);

@@ -1,24 +1,374 @@
-// CUDA engine entry point. The engine itself (Onesweep, seed 004) arrives
-// with its own issue; until then this only tells the host API whether a GPU
-// is visible and reports that no CUDA engine is implemented yet.
+// The CUDA engine: the public device API of radix/cuda.hpp, and the engine the
+// host API (radix/sort.hpp) runs on when a GPU is present (host spans staged
+// through pinned memory to the device, sorted there, copied back).
+//
+// A request becomes a typed Onesweep job: keys by width (the key kind and the
+// order are masks of the ordered-bits codec, not types), values by size.
+// Values of other sizes (any size works), or misaligned ones, go through an
+// argsort and a gather.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <string>
+
 #include "engine/engine.hpp"
+#include "gather.cuh"
+#include "onesweep/onesweep.hpp"
+#include "policy.hpp"
 #include "radix/core/ordered_bits.hpp"
-#include "radix/core/pass_plan.hpp"
+#include "radix/cuda.hpp"
+#include "testing.hpp"
+
+namespace radix::cuda_detail {
+
+std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
+  return os << "cuda.onesweep{threads=" << p.threads << ", items=" << p.items << ", tile=" << p.tile()
+            << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
+            << ", hist_vectors=" << p.hist_vectors << ", ring_tiles=" << (1 << p.ring_log2)
+            << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
+            << ", small_n=" << p.small_n << "}";
+}
+
+onesweep_tuning& tuning_override() {
+  static onesweep_tuning t;
+  return t;
+}
+
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }
+
+/// The host API's checks (same words), for requests that come straight to
+/// the device API. check_pointers is false for workspace-size queries.
+void validate(const sort_request& r, bool check_pointers) {
+  const int w = r.key.bits();
+  const options& o = r.opts;
+  if (r.key.bytes != 1 && r.key.bytes != 2 && r.key.bytes != 4 && r.key.bytes != 8)
+    bad("the CUDA engine has no keys of " + std::to_string(r.key.bytes) + " bytes");
+  if (o.begin_bit < 0) bad("begin_bit " + std::to_string(o.begin_bit) + " < 0");
+  if (o.begin_bit > w) bad("begin_bit " + std::to_string(o.begin_bit) + " > key width " + std::to_string(w));
+  if (o.end_bit != -1) {
+    if (o.end_bit < 0) bad("end_bit " + std::to_string(o.end_bit) + " < 0 (use -1 for the whole key)");
+    if (o.end_bit > w) bad("end_bit " + std::to_string(o.end_bit) + " > key width " + std::to_string(w));
+    if (o.begin_bit > o.end_bit)
+      bad("begin_bit " + std::to_string(o.begin_bit) + " > end_bit " + std::to_string(o.end_bit));
+  }
+  if (o.digit_bits < 0 || o.digit_bits > 16)
+    bad("digit_bits " + std::to_string(o.digit_bits) + " outside 1..16 (0 = automatic)");
+  if (o.use != engine::automatic && o.use != engine::cuda)
+    bad("radix::cuda calls run on the CUDA engine; options.use names another");
+  switch (r.op) {
+    case operation::keys: break;
+    case operation::pairs:
+      if (r.value_bytes == 0) bad("pairs need a value size > 0");
+      break;
+    case operation::argsort:
+      if (r.index_bytes != 4 && r.index_bytes != 8)
+        bad("argsort indices must be 4 or 8 bytes, not " + std::to_string(r.index_bytes));
+      if (r.index_bytes == 4 && r.n > 0x100000000ull)
+        bad("argsort with 32-bit indices needs n <= 2^32, got n = " + std::to_string(r.n));
+      break;
+  }
+  if (!check_pointers) return;
+  if (r.n > 0 && r.keys == nullptr) bad("keys is null but n = " + std::to_string(r.n));
+  if (r.n > 0 && reinterpret_cast<std::uintptr_t>(r.keys) % r.key.bytes != 0)
+    bad("device keys are not aligned to their size");
+  if (r.op == operation::pairs && r.n > 0 && r.values == nullptr) bad("values is null but n = " + std::to_string(r.n));
+  if (r.op == operation::argsort && r.n > 0) {
+    if (r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
+    if (reinterpret_cast<std::uintptr_t>(r.indices) % r.index_bytes != 0)
+      bad("device indices are not aligned to their size");
+  }
+}
+
+std::size_t aligned(std::size_t x) { return (x + 255) / 256 * 256; }
+
+/// Values that ride along in the scatter.
+bool native_values(const sort_request& r, bool check_alignment) {
+  const std::size_t v = r.value_bytes;
+  if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16) return false;
+  return !check_alignment || reinterpret_cast<std::uintptr_t>(r.values) % v == 0;
+}
+
+int generic_index_bytes(std::uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
+
+template <class U, class V>
+void require_compiled() {
+  if constexpr (!onesweep_compiled<U, V>())
+    throw engine_unavailable("radix: this build of the CUDA engine (RADIX_CUDA_TYPES=dev) has no kernels for " +
+                             std::to_string(sizeof(U)) + "-byte keys with " +
+                             (std::is_same_v<V, no_value> ? std::string("no values")
+                                                          : std::to_string(sizeof(V)) + "-byte values"));
+}
+
+template <class U, class V>
+std::size_t typed_workspace(sort_mode m, std::uint64_t n) {
+  require_compiled<U, V>();
+  if constexpr (onesweep_compiled<U, V>()) return onesweep_workspace_bytes<U, V>(m, n, tuning_override());
+  return 0;
+}
+
+template <class U, class V>
+void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s) {
+  require_compiled<U, V>();
+  if constexpr (onesweep_compiled<U, V>()) {
+    onesweep_job<U, V> j;
+    j.mode = m;
+    j.keys = static_cast<U*>(r.keys);
+    j.values = values;
+    j.n = r.n;
+    j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
+    j.begin_bit = r.opts.begin_bit;
+    j.end_bit = r.opts.end_bit;
+    j.digit_bits = r.opts.digit_bits;
+    j.workspace = ws;
+    j.workspace_bytes = wsb;
+    j.stream = s;
+    j.tuning = tuning_override();
+    onesweep_sort<U, V>(j);
+  }
+}
+
+/// Calls f.template operator()<V>() with the value type of the request.
+template <class F>
+decltype(auto) with_value_type(const sort_request& r, F&& f) {
+  if (r.op == operation::keys) return f.template operator()<no_value>();
+  if (r.op == operation::argsort)
+    return r.index_bytes == 4 ? f.template operator()<std::uint32_t>() : f.template operator()<std::uint64_t>();
+  switch (r.value_bytes) {
+    case 1: return f.template operator()<std::uint8_t>();
+    case 2: return f.template operator()<std::uint16_t>();
+    case 4: return f.template operator()<std::uint32_t>();
+    case 8: return f.template operator()<std::uint64_t>();
+    default: return f.template operator()<v128>();
+  }
+}
+
+sort_mode mode_of(operation op) {
+  return op == operation::keys ? sort_mode::keys : op == operation::pairs ? sort_mode::pairs : sort_mode::argsort;
+}
+
+template <class U>
+std::size_t width_workspace(const sort_request& r) {
+  if (r.op == operation::pairs && !native_values(r, r.values != nullptr)) {
+    // argsort into scratch, then gather keys and values
+    const int ib = generic_index_bytes(r.n);
+    const std::size_t inner = ib == 4 ? typed_workspace<U, std::uint32_t>(sort_mode::argsort, r.n)
+                                      : typed_workspace<U, std::uint64_t>(sort_mode::argsort, r.n);
+    return aligned(inner) + aligned(r.n * ib) + aligned(r.n * r.key.bytes) + aligned(r.n * r.value_bytes);
+  }
+  return with_value_type(r, [&]<class V>() { return typed_workspace<U, V>(mode_of(r.op), r.n); });
+}
+
+template <class U>
+void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
+  if (r.op == operation::pairs && !native_values(r, true)) {
+    const int ib = generic_index_bytes(r.n);
+    sort_request a = r;
+    a.op = operation::argsort;
+    a.index_bytes = std::uint8_t(ib);
+    const std::size_t inner = width_workspace<U>(a);
+    auto* base = static_cast<unsigned char*>(ws);
+    void* perm = base + aligned(inner);
+    void* tkeys = static_cast<unsigned char*>(perm) + aligned(r.n * ib);
+    void* tvals = static_cast<unsigned char*>(tkeys) + aligned(r.n * r.key.bytes);
+    a.indices = perm;
+    if (ib == 4) typed_sort<U, std::uint32_t>(sort_mode::argsort, a, static_cast<std::uint32_t*>(perm), ws, inner, s);
+    else typed_sort<U, std::uint64_t>(sort_mode::argsort, a, static_cast<std::uint64_t*>(perm), ws, inner, s);
+    gather_bytes(tkeys, r.keys, r.key.bytes, perm, ib, r.n, s);
+    gather_bytes(tvals, r.values, r.value_bytes, perm, ib, r.n, s);
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(r.keys, tkeys, r.n * r.key.bytes, cudaMemcpyDeviceToDevice, s));
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(r.values, tvals, r.n * r.value_bytes, cudaMemcpyDeviceToDevice, s));
+    return;
+  }
+  void* vals = r.op == operation::argsort ? r.indices : r.values;
+  with_value_type(r, [&]<class V>() { typed_sort<U, V>(mode_of(r.op), r, static_cast<V*>(vals), ws, wsb, s); });
+}
+
+std::size_t device_workspace(const sort_request& r) {
+  switch (r.key.bytes) {
+    case 1: return width_workspace<std::uint8_t>(r);
+    case 2: return width_workspace<std::uint16_t>(r);
+    case 4: return width_workspace<std::uint32_t>(r);
+    default: return width_workspace<std::uint64_t>(r);
+  }
+}
+
+void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
+  if (r.n == 0) return;
+  switch (r.key.bytes) {
+    case 1: return width_sort<std::uint8_t>(r, ws, wsb, s);
+    case 2: return width_sort<std::uint16_t>(r, ws, wsb, s);
+    case 4: return width_sort<std::uint32_t>(r, ws, wsb, s);
+    default: return width_sort<std::uint64_t>(r, ws, wsb, s);
+  }
+}
+
+// ---- the engine behind the host API ----
+
+/// Copies between pageable host memory and the device through two pinned
+/// chunks, so that host copies overlap the transfers.
+class stager {
+ public:
+  static constexpr std::size_t chunk = std::size_t(8) << 20;
+  ~stager() {
+    for (int i = 0; i < 2; ++i) {
+      if (ev_[i]) cudaEventDestroy(ev_[i]);
+      if (buf_[i]) cudaFreeHost(buf_[i]);
+    }
+  }
+  void ensure() {
+    for (int i = 0; i < 2; ++i) {
+      if (!buf_[i]) RADIX_CUDA_CHECK(cudaMallocHost(&buf_[i], chunk));
+      if (!ev_[i]) RADIX_CUDA_CHECK(cudaEventCreateWithFlags(&ev_[i], cudaEventDisableTiming));
+    }
+  }
+  void to_device(void* d, const void* h, std::size_t bytes, cudaStream_t s) {
+    ensure();
+    auto* dst = static_cast<unsigned char*>(d);
+    auto* src = static_cast<const unsigned char*>(h);
+    int b = 0;
+    for (std::size_t off = 0; off < bytes; off += chunk, b ^= 1) {
+      const std::size_t len = std::min(chunk, bytes - off);
+      RADIX_CUDA_CHECK(cudaEventSynchronize(ev_[b]));  // the chunk's previous copy is done
+      std::memcpy(buf_[b], src + off, len);
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(dst + off, buf_[b], len, cudaMemcpyHostToDevice, s));
+      RADIX_CUDA_CHECK(cudaEventRecord(ev_[b], s));
+    }
+  }
+  void to_host(void* h, const void* d, std::size_t bytes, cudaStream_t s) {
+    ensure();
+    auto* dst = static_cast<unsigned char*>(h);
+    auto* src = static_cast<const unsigned char*>(d);
+    const std::size_t chunks = (bytes + chunk - 1) / chunk;
+    auto issue = [&](std::size_t c) {
+      const std::size_t off = c * chunk, len = std::min(chunk, bytes - off);
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(buf_[c & 1], src + off, len, cudaMemcpyDeviceToHost, s));
+      RADIX_CUDA_CHECK(cudaEventRecord(ev_[c & 1], s));
+    };
+    if (chunks) issue(0);
+    for (std::size_t c = 0; c < chunks; ++c) {
+      RADIX_CUDA_CHECK(cudaEventSynchronize(ev_[c & 1]));
+      if (c + 1 < chunks) issue(c + 1);
+      const std::size_t off = c * chunk, len = std::min(chunk, bytes - off);
+      std::memcpy(dst + off, buf_[c & 1], len);
+    }
+  }
+
+ private:
+  void* buf_[2] = {nullptr, nullptr};
+  cudaEvent_t ev_[2] = {nullptr, nullptr};
+};
+
+/// Device memory that frees itself (stream-ordered).
+struct device_buffer {
+  void* p = nullptr;
+  cudaStream_t s = nullptr;
+  device_buffer(std::size_t bytes, cudaStream_t stream) : s(stream) {
+    if (!bytes) return;
+    const cudaError_t e = cudaMallocAsync(&p, bytes, s);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      throw out_of_memory("radix: cannot allocate " + std::to_string(bytes) + " bytes of device memory");
+    }
+    if (e != cudaSuccess) throw_cuda(e, "cudaMallocAsync", __FILE__, __LINE__);
+  }
+  ~device_buffer() {
+    if (p) cudaFreeAsync(p, s);
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+};
+
+class cuda_engine_impl final : public detail::engine_impl {
+ public:
+  const char* name() const override { return "cuda"; }
+  std::size_t workspace_bytes(const sort_request&) const override { return 0; }  // device memory is its own
+
+  void run(const sort_request& r, std::span<std::byte>) override {
+    sort_request d = r;
+    d.opts.use = engine::cuda;
+    validate(d, true);
+    if (r.n == 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!stream_) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    const std::uint64_t n = r.n;
+    const std::size_t kb = n * r.key.bytes;
+    const std::size_t vb = r.op == operation::pairs ? n * r.value_bytes
+                           : r.op == operation::argsort ? n * r.index_bytes
+                                                        : 0;
+    device_buffer keys(kb, stream_), vals(vb, stream_);
+    d.keys = keys.p;
+    if (r.op == operation::pairs) d.values = vals.p;
+    if (r.op == operation::argsort) d.indices = vals.p;
+    device_buffer ws(device_workspace(d), stream_);
+    staging_.to_device(keys.p, r.keys, kb, stream_);
+    if (r.op == operation::pairs) staging_.to_device(vals.p, r.values, vb, stream_);
+    device_sort(d, ws.p, device_workspace(d), stream_);
+    if (r.op != operation::argsort) staging_.to_host(r.keys, keys.p, kb, stream_);
+    if (r.op == operation::pairs) staging_.to_host(r.values, vals.p, vb, stream_);
+    if (r.op == operation::argsort) staging_.to_host(r.indices, vals.p, vb, stream_);
+    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+ private:
+  std::mutex mutex_;
+  cudaStream_t stream_ = nullptr;
+  stager staging_;
+};
+
+}  // namespace
+}  // namespace radix::cuda_detail
+
+// ---- public device API ----
+namespace radix::cuda {
+
+std::string engine_info() {
+  std::ostringstream os;
+  os << "onesweep sm_90 policies:";
+  for (int kb : {1, 2, 4, 8}) os << " " << kb * 8 << "-bit keys " << cuda_detail::sm90_policy(kb) << ";";
+  return os.str();
+}
+
+std::size_t workspace_bytes(const sort_request& req) {
+  cuda_detail::validate(req, false);
+  return cuda_detail::device_workspace(req);
+}
+
+void sort(const sort_request& req, void* d_workspace, std::size_t bytes, cudaStream_t stream) {
+  cuda_detail::validate(req, true);
+  const std::size_t need = cuda_detail::device_workspace(req);
+  if (bytes < need || (need && d_workspace == nullptr))
+    throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
+                        std::to_string(need) + " needed");
+  cuda_detail::device_sort(req, d_workspace, bytes, stream);
+}
+
+void sort(const sort_request& req, cudaStream_t stream) {
+  cuda_detail::validate(req, true);
+  cuda_detail::device_buffer ws(cuda_detail::device_workspace(req), stream);
+  cuda_detail::device_sort(req, ws.p, cuda_detail::device_workspace(req), stream);
+}
+
+}  // namespace radix::cuda
 
 namespace radix::detail {
 
-namespace {
-// Keeps the shared core compiling under nvcc, in device code, from day one.
-__global__ void core_probe(unsigned* out, unsigned key) {
-  constexpr key_desc d{key_kind::floating, 4, 0x7F800000u};
-  const auto codec = core::make_codec<unsigned>(d, order::ascending, float_order::numeric);
-  const auto plan = core::plan_passes(0, 32, 8);
-  out[0] = core::digit_of<unsigned>(codec(key), plan[1].shift, plan[1].bits);
+engine_impl* cuda_engine() {
+  static engine_impl* e = []() -> engine_impl* {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    static cuda_detail::cuda_engine_impl impl;
+    return &impl;
+  }();
+  return e;
 }
-}  // namespace
-
-engine_impl* cuda_engine() { return nullptr; }
 
 }  // namespace radix::detail

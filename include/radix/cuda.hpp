@@ -1,0 +1,161 @@
+// radix — sorting device memory with the CUDA engine (Onesweep, seed 004).
+//
+// For CUDA users only: this header includes the CUDA runtime's API header and
+// the 16-bit float types. Host-only code uses radix/sort.hpp, whose calls run
+// on the GPU too when one is present (engine::automatic or engine::cuda).
+//
+// WHERE THE RESULT LANDS: always in the caller's buffers. sort_keys and
+// sort_pairs sort `d_keys` (and `d_values`) in place; argsort leaves `d_keys`
+// untouched and writes the permutation to `d_indices`. The workspace only
+// holds scratch (the alternate key/value buffers and a few megabytes of
+// control state); its contents after a sort mean nothing.
+//
+// TWO WAYS TO CALL:
+//  - With a workspace: ask *_workspace_bytes(n, options) once, allocate that
+//    much device memory (16-byte aligned; cudaMalloc gives 256), pass it in.
+//    Such a sort enqueues its work on `stream` and returns: it never
+//    synchronizes the host and never allocates, so it can be captured in a
+//    CUDA graph. A workspace may be reused by later sorts on the same stream
+//    (not by two sorts running at once).
+//  - Without: the call allocates its workspace stream-ordered
+//    (cudaMallocAsync / cudaFreeAsync on `stream`) and does not wait either.
+//
+// Semantics are the library's (design.md): stable; floats by value with
+// -0.0 == +0.0 and NaNs last (first when descending), or IEEE totalOrder with
+// float_order::total; descending; bit ranges [begin_bit, end_bit) of the
+// ordered key; 64-bit counts. digit_bits is honoured up to 8 (larger values
+// mean 8). Errors are radix::error exceptions: invalid_argument (before
+// anything is enqueued: the input is untouched), out_of_memory, device_error
+// (naming the failed CUDA call). Device errors of earlier, unrelated work on
+// the stream may surface here too, as with any CUDA call.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "radix/sort.hpp"
+
+namespace radix::cuda {
+
+/// Key description of a device key type: the host key types, plus __half and
+/// __nv_bfloat16 (sorted as radix::float16 / radix::bfloat16).
+template <class K>
+struct device_key {
+  static constexpr key_desc desc = key_desc_of<K>();
+};
+template <>
+struct device_key<__half> {
+  static constexpr key_desc desc = key_desc_of<float16>();
+};
+template <>
+struct device_key<__nv_bfloat16> {
+  static constexpr key_desc desc = key_desc_of<bfloat16>();
+};
+template <class K>
+concept device_sortable = requires { device_key<std::remove_cv_t<K>>::desc; };
+
+/// The tuning the engine uses on the current device (policy structs), printable.
+std::string engine_info();
+
+// ---- type-erased entry points (pointers in the request are device pointers) ----
+
+/// Device bytes of workspace `sort` needs for this request.
+std::size_t workspace_bytes(const sort_request& req);
+/// Sorts with a caller-provided device workspace; enqueues on `stream`, no
+/// host synchronization, no allocation.
+void sort(const sort_request& req, void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream);
+/// Sorts, allocating the workspace stream-ordered on `stream`.
+void sort(const sort_request& req, cudaStream_t stream);
+
+namespace detail {
+template <class K>
+sort_request request(operation op, const K* keys, std::uint64_t n, const options& o) {
+  sort_request r;
+  r.op = op;
+  r.key = device_key<std::remove_cv_t<K>>::desc;
+  r.n = n;
+  r.keys = const_cast<std::remove_cv_t<K>*>(keys);
+  r.opts = o;
+  return r;
+}
+template <class K, class V>
+sort_request pairs_request(K* keys, V* values, std::uint64_t n, const options& o) {
+  auto r = request(operation::pairs, keys, n, o);
+  r.values = values;
+  r.value_bytes = sizeof(V);
+  return r;
+}
+template <class K, class I>
+sort_request argsort_request(const K* keys, I* indices, std::uint64_t n, const options& o) {
+  auto r = request(operation::argsort, keys, n, o);
+  r.indices = indices;
+  r.index_bytes = sizeof(I);
+  return r;
+}
+}  // namespace detail
+
+// ---- keys ----
+
+template <device_sortable K>
+std::size_t sort_keys_workspace_bytes(std::uint64_t n, const options& o = {}) {
+  return ::radix::cuda::workspace_bytes(detail::request<K>(operation::keys, nullptr, n, o));
+}
+/// Sorts n keys at d_keys in place.
+template <device_sortable K>
+void sort_keys(K* d_keys, std::uint64_t n, void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream = 0,
+               const options& o = {}) {
+  ::radix::cuda::sort(detail::request(operation::keys, d_keys, n, o), d_workspace, workspace_bytes, stream);
+}
+template <device_sortable K>
+void sort_keys(K* d_keys, std::uint64_t n, cudaStream_t stream = 0, const options& o = {}) {
+  ::radix::cuda::sort(detail::request(operation::keys, d_keys, n, o), stream);
+}
+
+// ---- keys with values (any trivially copyable type; 1, 2, 4, 8 and 16 bytes ride along in
+// the scatter, other sizes go through an argsort and a gather) ----
+
+template <device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+std::size_t sort_pairs_workspace_bytes(std::uint64_t n, const options& o = {}) {
+  return ::radix::cuda::workspace_bytes(detail::pairs_request<K, V>(nullptr, nullptr, n, o));
+}
+/// Sorts n keys at d_keys in place and moves the n values at d_values with them.
+template <device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+void sort_pairs(K* d_keys, V* d_values, std::uint64_t n, void* d_workspace, std::size_t workspace_bytes,
+                cudaStream_t stream = 0, const options& o = {}) {
+  ::radix::cuda::sort(detail::pairs_request(d_keys, d_values, n, o), d_workspace, workspace_bytes, stream);
+}
+template <device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+void sort_pairs(K* d_keys, V* d_values, std::uint64_t n, cudaStream_t stream = 0, const options& o = {}) {
+  ::radix::cuda::sort(detail::pairs_request(d_keys, d_values, n, o), stream);
+}
+
+// ---- argsort (indices generated inside the sort) ----
+
+template <device_sortable K, class I>
+  requires radix::detail::index_type<I>
+std::size_t argsort_workspace_bytes(std::uint64_t n, const options& o = {}) {
+  return ::radix::cuda::workspace_bytes(detail::argsort_request<K, I>(nullptr, nullptr, n, o));
+}
+/// Writes to d_indices the stable permutation that sorts the n keys at
+/// d_keys; d_keys is not modified. 32-bit indices need n <= 2^32.
+template <device_sortable K, class I>
+  requires radix::detail::index_type<I>
+void argsort(const K* d_keys, I* d_indices, std::uint64_t n, void* d_workspace, std::size_t workspace_bytes,
+             cudaStream_t stream = 0, const options& o = {}) {
+  ::radix::cuda::sort(detail::argsort_request(d_keys, d_indices, n, o), d_workspace, workspace_bytes, stream);
+}
+template <device_sortable K, class I>
+  requires radix::detail::index_type<I>
+void argsort(const K* d_keys, I* d_indices, std::uint64_t n, cudaStream_t stream = 0, const options& o = {}) {
+  ::radix::cuda::sort(detail::argsort_request(d_keys, d_indices, n, o), stream);
+}
+
+}  // namespace radix::cuda

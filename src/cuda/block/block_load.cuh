@@ -1,0 +1,54 @@
+// Tile loading: a warp reads its sub-tile of 32 x Items elements with 16-byte
+// loads into shared memory, then each lane takes its items in warp-striped
+// order (item i of lane l is element i*32 + l), the order the ranking needs
+// for stability. Partial sub-tiles and unaligned sources fall back to scalar
+// loads.
+#pragma once
+#include "../common.cuh"
+
+namespace radix::cuda_detail {
+
+template <class T, int Items>
+struct warp_load {
+  static constexpr int elems = 32 * Items;
+  static constexpr bool vectorizable = (elems * sizeof(T)) % 16 == 0;
+  static constexpr int vectors = vectorizable ? int(elems * sizeof(T) / 16) : 0;
+  static constexpr int per_lane = (vectors + 31) / 32;
+
+  /// src points at the warp's first element; `valid` elements exist from
+  /// there. warp_smem: elems elements of scratch this warp alone uses. Lanes
+  /// past `valid` get `fill`.
+  __device__ __forceinline__ static void striped(const T* src, int valid, T (&out)[Items], T* warp_smem,
+                                                 T fill) {
+    const unsigned lane = lane_id();
+    if constexpr (vectorizable) {
+      if (valid >= elems && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
+        const uint4* s = reinterpret_cast<const uint4*>(src);
+        uint4* d = reinterpret_cast<uint4*>(warp_smem);
+        uint4 v[per_lane];
+#pragma unroll
+        for (int k = 0; k < per_lane; ++k) {
+          const int idx = k * 32 + int(lane);
+          if (idx < vectors) v[k] = __ldg(s + idx);
+        }
+#pragma unroll
+        for (int k = 0; k < per_lane; ++k) {
+          const int idx = k * 32 + int(lane);
+          if (idx < vectors) d[idx] = v[k];
+        }
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < Items; ++i) out[i] = warp_smem[i * 32 + lane];
+        __syncwarp();
+        return;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int idx = i * 32 + int(lane);
+      out[i] = idx < valid ? ld_nc(src + idx) : fill;
+    }
+  }
+};
+
+}  // namespace radix::cuda_detail

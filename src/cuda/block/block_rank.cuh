@@ -1,0 +1,92 @@
+// Block-wide stable ranking of digits (warp-level multi-split).
+//
+// Each warp ranks its own 32 x Items keys, item by item: the lanes holding
+// the same digit find each other with one match instruction, the highest of
+// them bumps the warp's counter for that digit (a shared atomic, so the
+// counters stay coherent between lanes without a warp barrier per item), and every lane's rank is the
+// counter before the bump plus the number of peers in lower lanes. Items are
+// warp-striped (item i of lane l is key i*32 + l of the warp's sub-tile), so
+// the ranks follow input order: the sort stays stable.
+//
+// Then, per digit: an exclusive scan over the warps (warp w's keys of digit d
+// go after those of warps < w) and an exclusive scan over digits gives each
+// key its position in the tile sorted by digit:
+//   local = digit_start[d] + warp_prefix[w][d] + rank_in_warp.
+#pragma once
+#include "../common.cuh"
+#include "block_scan.cuh"
+
+namespace radix::cuda_detail {
+
+template <int Threads, int Items>
+struct block_rank {
+  static_assert(Threads % 32 == 0 && Threads >= radix_size, "one thread per digit needed");
+  static constexpr int warps = Threads / 32;
+  /// Digit value of an item that takes no part (past the end of the input).
+  static constexpr unsigned no_digit = radix_size;
+  using scan = block_scan<Threads, unsigned>;
+
+  struct storage {
+    unsigned warp_hist[warps][radix_size];
+    unsigned digit_start[radix_size];
+    typename scan::storage scan_storage;
+  };
+
+  /// Zeroes the warp counters of `digits` digits (call, then __syncthreads).
+  __device__ __forceinline__ static void clear(storage& s, int digits) {
+    for (int i = threadIdx.x; i < warps * radix_size; i += Threads) {
+      if ((i & (radix_size - 1)) < digits) (&s.warp_hist[0][0])[i] = 0;
+    }
+  }
+
+  /// Ranks within the warp. digit[i] == no_digit marks an item that is not
+  /// counted (its rank is meaningless).
+  __device__ __forceinline__ static void rank_warp(const unsigned (&digit)[Items], unsigned (&rank)[Items],
+                                                   storage& s) {
+    const unsigned warp = threadIdx.x / 32, lane = lane_id();
+    unsigned* hist = s.warp_hist[warp];
+    const unsigned lt = lanemask_lt();
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const unsigned d = digit[i];
+      const unsigned peers = __match_any_sync(0xFFFFFFFFu, d);
+      const unsigned leader = 31u - __clz(peers);
+      unsigned before = 0;
+      if (lane == leader && d != no_digit) before = atomicAdd(hist + d, unsigned(__popc(peers)));
+      before = __shfl_sync(0xFFFFFFFFu, before, leader);
+      rank[i] = before + __popc(peers & lt);
+    }
+  }
+
+  /// After rank_warp and a __syncthreads: thread d < digits turns the warp
+  /// counters of digit d into exclusive prefixes over warps and returns the
+  /// tile's count of digit d (0 for other threads). Ends with digit_start
+  /// filled and the block synchronised. `on_count` runs for thread d with the
+  /// count as soon as it is known (the look-back publishes it there), before
+  /// the digit scan.
+  template <class OnCount>
+  __device__ __forceinline__ static unsigned scan_digits(storage& s, int digits, OnCount&& on_count) {
+    const int d = threadIdx.x;
+    unsigned count = 0;
+    if (d < digits) {
+#pragma unroll
+      for (int w = 0; w < warps; ++w) {
+        const unsigned c = s.warp_hist[w][d];
+        s.warp_hist[w][d] = count;
+        count += c;
+      }
+      on_count(count);
+    }
+    const unsigned start = scan::exclusive(count, s.scan_storage);
+    if (d < digits) s.digit_start[d] = start;
+    __syncthreads();
+    return count;
+  }
+
+  /// Position in the digit-sorted tile of an item ranked by rank_warp.
+  __device__ __forceinline__ static unsigned local_position(const storage& s, unsigned d, unsigned rank) {
+    return s.digit_start[d] + s.warp_hist[threadIdx.x / 32][d] + rank;
+  }
+};
+
+}  // namespace radix::cuda_detail

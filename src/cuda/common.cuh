@@ -1,0 +1,86 @@
+// Small device and host helpers shared by every CUDA algorithm of the engine:
+// error checking that names the call, lane masks, relaxed device-scope loads
+// and stores for inter-block communication.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "radix/error.hpp"
+
+namespace radix::cuda_detail {
+
+/// Largest digit the kernels handle: 8 bits, 256 buckets.
+constexpr int max_radix_bits = 8;
+constexpr int radix_size = 1 << max_radix_bits;
+
+[[noreturn]] inline void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
+  throw device_error(std::string("radix: CUDA call ") + call + " failed: " + cudaGetErrorName(e) + " (" +
+                     cudaGetErrorString(e) + ") at " + file + ":" + std::to_string(line));
+}
+
+}  // namespace radix::cuda_detail
+
+/// Checks a CUDA runtime call; throws radix::device_error naming it.
+#define RADIX_CUDA_CHECK(call)                                                        \
+  do {                                                                                \
+    const cudaError_t radix_e_ = (call);                                              \
+    if (radix_e_ != cudaSuccess) ::radix::cuda_detail::throw_cuda(radix_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+/// Checks the launch just made (name is the kernel's).
+#define RADIX_CUDA_CHECK_LAUNCH(name)                                                 \
+  do {                                                                                \
+    const cudaError_t radix_e_ = cudaGetLastError();                                  \
+    if (radix_e_ != cudaSuccess) ::radix::cuda_detail::throw_cuda(radix_e_, "launch of " name, __FILE__, __LINE__); \
+  } while (0)
+
+namespace radix::cuda_detail {
+
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
+__device__ __forceinline__ unsigned lanemask_lt() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+
+/// Device-scope relaxed accesses (the look-back ring, tickets, flags).
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// 16-byte payload type (values of 16 bytes travel as one of these).
+struct alignas(16) v128 {
+  std::uint32_t w[4];
+};
+
+template <class T>
+__device__ __forceinline__ T ld_nc(const T* p) {
+  return __ldg(p);
+}
+template <>
+__device__ __forceinline__ v128 ld_nc<v128>(const v128* p) {
+  const uint4 x = __ldg(reinterpret_cast<const uint4*>(p));
+  return v128{{x.x, x.y, x.z, x.w}};
+}
+
+/// The index `i` as a value of type V (argsort); V is then an unsigned integer.
+template <class V>
+__device__ __forceinline__ V index_value(std::uint64_t i) {
+  if constexpr (std::is_integral_v<V>) return static_cast<V>(i);
+  else return V{};
+}
+
+}  // namespace radix::cuda_detail

@@ -1,0 +1,185 @@
+// Host side of Onesweep: workspace layout, the pass list, and the launches.
+// Included by the per-key-width instantiation files (onesweep_k*.cu) only.
+#pragma once
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "../policy.hpp"
+#include "kernels.cuh"
+#include "onesweep.hpp"
+#include "radix/core/pass_plan.hpp"
+
+namespace radix::cuda_detail {
+
+template <class U, class V>
+struct onesweep_kernels {
+  static constexpr onesweep_policy pol = sm90_policy(int(sizeof(U)));
+  static constexpr int threads = pol.threads, items = pol.items;
+  static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
+  using scatter = scatter_agent<U, V, threads, items>;
+  using single = single_tile_agent<U, V, threads, items>;
+
+  /// Raises the shared-memory limits of the kernels (once per process).
+  static void prepare() {
+    static std::once_flag once;
+    static cudaError_t status = cudaSuccess;
+    std::call_once(once, [] {
+      status = cudaFuncSetAttribute(onesweep_scatter_kernel<U, V, threads, items>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
+      if (status == cudaSuccess)
+        status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
+    });
+    if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", __FILE__, __LINE__);
+  }
+};
+
+inline std::size_t align_up(std::size_t x, std::size_t a = 256) { return (x + a - 1) / a * a; }
+
+/// Pieces of the workspace, in order: control, ring, key alternates, value alternate.
+struct ws_layout {
+  std::size_t control = 0, ring = 0, key_alt[2] = {0, 0}, value_alt = 0, total = 0;
+  bool needs_ring = false;
+};
+
+inline ws_layout layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
+                            const ring_config& rc, bool use_single) {
+  ws_layout l;
+  if (use_single) return l;
+  std::size_t at = 0;
+  l.control = at;
+  at = align_up(at + sizeof(control));
+  l.ring = at;
+  at = align_up(at + (std::size_t(1) << rc.log2) * radix_size * sizeof(unsigned long long));
+  l.key_alt[0] = at;
+  at = align_up(at + n * key_bytes);
+  if (mode == sort_mode::argsort) {
+    l.key_alt[1] = at;
+    at = align_up(at + n * key_bytes);
+  }
+  if (mode != sort_mode::keys) {
+    l.value_alt = at;
+    at = align_up(at + n * value_bytes);
+  }
+  l.total = at;
+  l.needs_ring = true;
+  return l;
+}
+
+template <class U>
+inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
+  return !t.force_onesweep && n <= sm90_policy(int(sizeof(U))).small_n;
+}
+
+template <class U, class V>
+std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t) {
+  const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
+  return layout_for(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U>(n, t)).total;
+}
+
+inline pass_list make_pass_list(int key_bits, int begin_bit, int end_bit, int digit_bits) {
+  if (end_bit < 0) end_bit = key_bits;
+  int d = digit_bits <= 0 ? max_radix_bits : std::min(digit_bits, max_radix_bits);
+  const core::pass_plan plan = core::plan_passes(begin_bit, end_bit, d);
+  pass_list l;
+  l.count = plan.count;
+  int off = 0;
+  for (int i = 0; i < plan.count; ++i) {
+    l.shift[i] = std::uint8_t(plan[i].shift);
+    l.bits[i] = std::uint8_t(plan[i].bits);
+    l.bin_offset[i] = std::uint16_t(off);
+    off += 1 << plan[i].bits;
+  }
+  l.total_bins = off;
+  return l;
+}
+
+template <class U, class V>
+void onesweep_sort(const onesweep_job<U, V>& job) {
+  using K = onesweep_kernels<U, V>;
+  const std::uint64_t n = job.n;
+  if (n == 0) return;
+  const ring_config& rc = job.tuning.ring;
+  if (rc.log2 < 1 || rc.log2 > 20 || rc.lookback < 1 || rc.lookback >= (1u << rc.log2) ||
+      (1u << rc.log2) - rc.lookback < (1u << rc.tail_bits))
+    throw invalid_argument("radix: look-back ring of 2^" + std::to_string(rc.log2) + " tiles, limit " +
+                           std::to_string(rc.lookback) + ", tail groups of 2^" + std::to_string(rc.tail_bits) +
+                           " cannot work (need 1 <= L < 2^log2 and 2^log2 - L >= 2^tail_bits)");
+  K::prepare();
+  cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
+  const int key_bits = int(sizeof(U)) * 8;
+  const int end_bit = job.end_bit < 0 ? key_bits : job.end_bit;
+  const pass_list passes = make_pass_list(key_bits, job.begin_bit, end_bit, job.digit_bits);
+
+  onesweep_params<U, V> p;
+  p.keys = job.keys;
+  p.values = job.values;
+  p.n = n;
+  p.mode = job.mode;
+  p.codec = job.codec;
+  p.range_mask = core::bit_range_mask<U>(job.begin_bit, end_bit);
+  p.ring_cfg = job.tuning.ring;
+
+  const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
+  const bool single = use_single_tile<U>(n, job.tuning);
+  if (single) {
+    single_tile_kernel<U, V, K::threads, K::items><<<1, K::threads, K::single::smem_bytes, stream>>>(p, passes);
+    RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");
+    return;
+  }
+
+  const ws_layout l = layout_for(job.mode, n, int(sizeof(U)), vb, job.tuning.ring, false);
+  if (job.workspace_bytes < l.total)
+    throw out_of_memory("radix: CUDA workspace of " + std::to_string(job.workspace_bytes) + " bytes is too small; " +
+                        std::to_string(l.total) + " needed");
+  auto* ws = static_cast<unsigned char*>(job.workspace);
+  p.ctl = reinterpret_cast<control*>(ws + l.control);
+  p.ring = reinterpret_cast<unsigned long long*>(ws + l.ring);
+  p.key_alt[0] = reinterpret_cast<U*>(ws + l.key_alt[0]);
+  p.key_alt[1] = job.mode == sort_mode::argsort ? reinterpret_cast<U*>(ws + l.key_alt[1]) : nullptr;
+  p.value_alt = job.mode != sort_mode::keys ? reinterpret_cast<V*>(ws + l.value_alt) : nullptr;
+
+  const std::uint64_t tiles = (n + K::threads * K::items - 1) / (K::threads * K::items);
+  if (tiles * std::uint64_t(passes.count) >= (1ull << 31) || n >= (1ull << 40))
+    throw invalid_argument("radix: " + std::to_string(n) + " elements are more than the CUDA engine handles");
+  p.num_tiles = std::uint32_t(tiles);
+
+  int dev = 0, sms = 0;
+  RADIX_CUDA_CHECK(cudaGetDevice(&dev));
+  RADIX_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+
+  // 1. zero the control block and the ring
+  RADIX_CUDA_CHECK(cudaMemsetAsync(ws, 0, l.key_alt[0], stream));
+
+  // 2. all-digit histogram, order check, device-side pass plan
+  histogram_params<U> hp;
+  hp.keys = job.keys;
+  hp.n = n;
+  hp.codec = p.codec;
+  hp.range_mask = p.range_mask;
+  hp.passes = passes;
+  hp.ctl = p.ctl;
+  constexpr std::uint64_t chunk = std::uint64_t(K::hist_threads) * K::hist_vectors * (16 / sizeof(U));
+  const std::uint64_t hist_grid = std::min<std::uint64_t>((n + chunk - 1) / chunk, std::uint64_t(sms) * 8);
+  onesweep_histogram_kernel<U, K::hist_threads, K::hist_vectors><<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
+  RADIX_CUDA_CHECK_LAUNCH("radix onesweep_histogram_kernel");
+
+  // 3. one kernel per digit
+  for (int ps = 0; ps < passes.count; ++ps) {
+    onesweep_scatter_kernel<U, V, K::threads, K::items><<<unsigned(tiles), K::threads, K::scatter::smem_bytes, stream>>>(
+        p, ps, passes.shift[ps], passes.bits[ps], passes.bin_offset[ps]);
+    RADIX_CUDA_CHECK_LAUNCH("radix onesweep_scatter_kernel");
+  }
+
+  // 4. copy home after an odd number of passes / identity argsort
+  const std::uint64_t fin_grid = std::min<std::uint64_t>((n + 1023) / 1024, std::uint64_t(sms) * 8);
+  onesweep_finish_kernel<U, V><<<unsigned(fin_grid), 256, 0, stream>>>(p);
+  RADIX_CUDA_CHECK_LAUNCH("radix onesweep_finish_kernel");
+}
+
+#define RADIX_ONESWEEP_INSTANTIATE(U, V)                                                                  \
+  template void onesweep_sort<U, V>(const onesweep_job<U, V>&);                                           \
+  template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&);
+
+}  // namespace radix::cuda_detail

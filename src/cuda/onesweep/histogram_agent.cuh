@@ -1,0 +1,156 @@
+// The all-digit histogram (seed 004, "Count in Onesweep"): one read of the
+// keys counts the digits of every pass, and finds out whether the keys are
+// already in order (by the masked ordered key). The last block to finish
+// turns the counts into each pass's digit offsets and plans on the device
+// which passes run: none if the input is sorted, and never a pass whose
+// digit is the same for every key (one bucket holds all n). Later kernels
+// read that plan; the host never waits for it.
+#pragma once
+#include "../block/block_scan.cuh"
+#include "../common.cuh"
+#include "params.cuh"
+#include "radix/core/pass_plan.hpp"
+
+namespace radix::cuda_detail {
+
+template <class U>
+struct histogram_params {
+  const U* keys = nullptr;
+  std::uint64_t n = 0;
+  core::ordered_codec<U> codec{};
+  U range_mask = 0;
+  pass_list passes{};
+  control* ctl = nullptr;
+};
+
+template <class U, int Threads, int Vectors>
+struct histogram_agent {
+  static constexpr int per_vec = 16 / int(sizeof(U));
+  static constexpr int per_thread = Vectors * per_vec;
+  static constexpr std::uint64_t chunk = std::uint64_t(Threads) * per_thread;
+  using scan = block_scan<Threads, unsigned long long>;
+
+  struct storage {
+    unsigned hist[max_bins];
+    typename scan::storage scan_storage;
+    bool trivial[max_passes];
+    bool last;
+  };
+
+  const histogram_params<U>& p;
+  storage& s;
+
+  __device__ __forceinline__ U ordered(U k) const { return p.codec(k); }
+  __device__ __forceinline__ U masked(U k) const { return U(p.codec(k) & p.range_mask); }
+
+  /// Counts a thread's keys (ordered already) for every pass, merging runs of
+  /// equal digits into one shared atomic (sorted and skewed inputs).
+  template <int N>
+  __device__ __forceinline__ void count(const U (&o)[N], int valid) {
+    for (int ps = 0; ps < p.passes.count; ++ps) {
+      const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
+      unsigned* h = s.hist + p.passes.bin_offset[ps];
+      unsigned cur = core::digit_of<U>(o[0], shift, bits), run = 0;
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        if (i < valid) {
+          const unsigned d = core::digit_of<U>(o[i], shift, bits);
+          if (d != cur) {
+            atomicAdd(h + cur, run);
+            cur = d;
+            run = 0;
+          }
+          ++run;
+        }
+      }
+      if (run) atomicAdd(h + cur, run);
+    }
+  }
+
+  __device__ void process() {
+    for (int i = threadIdx.x; i < p.passes.total_bins; i += Threads) s.hist[i] = 0;
+    __syncthreads();
+    const U* keys = p.keys;
+    const std::uint64_t n = p.n;
+    const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15u) == 0;
+    bool unsorted = false;
+    for (std::uint64_t base = std::uint64_t(blockIdx.x) * chunk; base < n; base += std::uint64_t(gridDim.x) * chunk) {
+      if (aligned && base + chunk <= n) {
+        // Full chunk: Vectors coalesced 16-byte loads per thread.
+        const uint4* src = reinterpret_cast<const uint4*>(keys + base);
+        uint4 v[Vectors];
+#pragma unroll
+        for (int k = 0; k < Vectors; ++k) v[k] = __ldg(src + k * Threads + threadIdx.x);
+        U o[per_thread];
+#pragma unroll
+        for (int k = 0; k < Vectors; ++k) {
+          U raw[per_vec];
+          memcpy(raw, &v[k], 16);
+          // Order check: each vector against the key before it.
+          const std::uint64_t first = base + (std::uint64_t(k) * Threads + threadIdx.x) * per_vec;
+          U prev = first ? masked(ld_nc(keys + first - 1)) : U(0);
+#pragma unroll
+          for (int j = 0; j < per_vec; ++j) {
+            o[k * per_vec + j] = ordered(raw[j]);
+            const U m = U(o[k * per_vec + j] & p.range_mask);
+            unsorted |= m < prev;
+            prev = m;
+          }
+        }
+        count(o, per_thread);
+      } else {
+        // Tail (or unaligned keys): scalar, strided.
+        const std::uint64_t end = base + chunk < n ? base + chunk : n;
+        for (std::uint64_t i0 = base; i0 < end; i0 += std::uint64_t(Threads) * per_thread) {
+          U o[per_thread];
+          int valid = 0;
+#pragma unroll
+          for (int j = 0; j < per_thread; ++j) {
+            const std::uint64_t i = i0 + std::uint64_t(j) * Threads + threadIdx.x;
+            if (i < end) {
+              o[j] = ordered(ld_nc(keys + i));
+              if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked(ld_nc(keys + i - 1));
+              valid = j + 1;
+            }
+          }
+          if (valid) count(o, valid);
+        }
+      }
+    }
+    if (__syncthreads_or(unsorted) && threadIdx.x == 0) atomicOr(&p.ctl->unsorted, 1u);
+    for (int i = threadIdx.x; i < p.passes.total_bins; i += Threads)
+      if (s.hist[i]) atomicAdd(&p.ctl->counts[i], static_cast<unsigned long long>(s.hist[i]));
+
+    // The last block plans the passes.
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s.last = atomicAdd(&p.ctl->hist_done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s.last) return;
+    __threadfence();
+    plan();
+  }
+
+  __device__ void plan() {
+    control* ctl = p.ctl;
+    for (int ps = 0; ps < p.passes.count; ++ps) {
+      const int bins = 1 << p.passes.bits[ps];
+      const int off = p.passes.bin_offset[ps];
+      unsigned long long c = 0;
+      if (int(threadIdx.x) < bins) c = __ldcg(&ctl->counts[off + threadIdx.x]);
+      const bool trivial = __syncthreads_or(c == p.n);
+      const unsigned long long start = scan::exclusive(c, s.scan_storage);
+      if (int(threadIdx.x) < bins) ctl->offsets[off + threadIdx.x] = start;
+      if (threadIdx.x == 0) s.trivial[ps] = trivial;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const bool unsorted = __ldcg(&ctl->unsorted) != 0;
+      int k = 0;
+      for (int ps = 0; ps < p.passes.count; ++ps) ctl->pass_eff[ps] = (unsorted && !s.trivial[ps]) ? k++ : -1;
+      ctl->eff_passes = k;
+    }
+  }
+};
+
+}  // namespace radix::cuda_detail

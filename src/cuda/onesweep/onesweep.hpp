@@ -1,0 +1,51 @@
+// Onesweep (seed 004) as the engine sees it: a job per (key width, value
+// type), the workspace it needs, and the explicitly instantiated entry
+// points (onesweep_k1/2/4/8.cu). No kernels here.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../common.cuh"
+#include "params.cuh"
+#include "radix/core/ordered_bits.hpp"
+
+namespace radix::cuda_detail {
+
+/// Knobs the tests turn (production uses the defaults).
+struct onesweep_tuning {
+  ring_config ring{};
+  bool force_onesweep = false;  ///< no single-block path even for tiny inputs
+};
+
+template <class U, class V>
+struct onesweep_job {
+  sort_mode mode = sort_mode::keys;
+  U* keys = nullptr;    ///< device; read-only for argsort
+  V* values = nullptr;  ///< device; values (pairs) or indices (argsort)
+  std::uint64_t n = 0;
+  core::ordered_codec<U> codec{};
+  int begin_bit = 0, end_bit = -1, digit_bits = 0;
+  void* workspace = nullptr;  ///< device
+  std::size_t workspace_bytes = 0;
+  void* stream = nullptr;  ///< cudaStream_t
+  onesweep_tuning tuning{};
+};
+
+template <class U, class V>
+void onesweep_sort(const onesweep_job<U, V>& job);
+template <class U, class V>
+std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t);
+
+/// Whether this build instantiated Onesweep for keys U with values V
+/// (RADIX_CUDA_TYPES=dev builds 32- and 64-bit keys, keys only or 32-bit values).
+template <class U, class V>
+constexpr bool onesweep_compiled() {
+#if defined(RADIX_CUDA_DEV_TYPES) && RADIX_CUDA_DEV_TYPES
+  return (sizeof(U) == 4 || sizeof(U) == 8) && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>);
+#else
+  return true;
+#endif
+}
+
+}  // namespace radix::cuda_detail

@@ -1,0 +1,96 @@
+// What the Onesweep kernels share: the control block at the head of the
+// workspace (counters, the device-side pass schedule, the global digit
+// offsets), the pass list, and the buffers of one sort.
+#pragma once
+#include <cstdint>
+
+#include "../common.cuh"
+#include "radix/core/ordered_bits.hpp"
+
+namespace radix::cuda_detail {
+
+/// Value type of a keys-only sort.
+struct no_value {};
+
+enum class sort_mode : int { keys = 0, pairs = 1, argsort = 2 };
+
+constexpr int max_passes = 64;   // 64-bit keys with 1-bit digits
+constexpr int max_bins = 2048;   // sum over passes of 2^bits (64-bit keys, 8-bit digits)
+
+/// The passes of one sort, least significant first (from core::plan_passes).
+struct pass_list {
+  int count = 0;
+  int total_bins = 0;
+  std::uint8_t shift[max_passes] = {};
+  std::uint8_t bits[max_passes] = {};
+  std::uint16_t bin_offset[max_passes] = {};  ///< where pass p's bins start in the flat histogram
+};
+
+/// Head of the workspace; zeroed (with the ring) before each sort.
+struct control {
+  unsigned ticket;     ///< tile tickets, monotonic over all passes of the sort
+  unsigned tail;       ///< tail iterator of the look-back ring (seed 004, listing 2)
+  unsigned hist_done;  ///< histogram blocks finished (the last one plans)
+  unsigned unsorted;   ///< some key is smaller than its predecessor
+  int eff_passes;      ///< passes that really run (k)
+  int pad_[3];
+  int pass_eff[max_passes];  ///< pass p is the pass_eff[p]-th to run, or -1: skipped
+  unsigned long long counts[max_bins];   ///< global digit counts
+  unsigned long long offsets[max_bins];  ///< exclusive prefix of counts, per pass
+};
+
+/// Look-back ring geometry (run-time so that tests can force a tiny ring).
+struct ring_config {
+  unsigned log2 = 10;        ///< 2^log2 tiles in the ring
+  unsigned lookback = 512;   ///< L
+  unsigned tail_bits = 5;    ///< out-of-order group of 2^tail_bits tiles
+};
+
+template <class U, class V>
+struct onesweep_params {
+  U* keys = nullptr;        ///< user keys: input, and output unless argsort
+  U* key_alt[2] = {};       ///< [1] only for argsort
+  V* values = nullptr;      ///< user values (pairs) or indices (argsort)
+  V* value_alt = nullptr;
+  std::uint64_t n = 0;
+  std::uint32_t num_tiles = 0;
+  sort_mode mode = sort_mode::keys;
+  core::ordered_codec<U> codec{};
+  U range_mask = 0;
+  control* ctl = nullptr;
+  unsigned long long* ring = nullptr;  ///< 2^log2 x 256 entries
+  ring_config ring_cfg{};
+};
+
+/// Sources and destinations of the e-th pass that runs, out of k. The result
+/// always lands in the user's buffers: keys/pairs ping-pong user <-> alt (a
+/// final copy when k is odd); argsort reads the user's keys once, ping-pongs
+/// two key alternates, writes no keys in its last pass, and picks the index
+/// buffer of its first pass so that the last lands in the user's.
+template <class U, class V>
+struct pass_buffers {
+  const U* ksrc;
+  U* kdst;
+  const V* vsrc;  ///< nullptr: generate indices
+  V* vdst;
+
+  __device__ __forceinline__ static pass_buffers pick(const onesweep_params<U, V>& p, int e, int k) {
+    pass_buffers b{};
+    if (p.mode != sort_mode::argsort) {
+      const bool even = (e & 1) == 0;
+      b.ksrc = even ? p.keys : p.key_alt[0];
+      b.kdst = even ? p.key_alt[0] : p.keys;
+      b.vsrc = even ? p.values : p.value_alt;
+      b.vdst = even ? p.value_alt : p.values;
+    } else {
+      b.ksrc = e == 0 ? p.keys : p.key_alt[(e - 1) & 1];
+      b.kdst = e == k - 1 ? nullptr : p.key_alt[e & 1];
+      auto idx = [&](int pass) { return ((k - 1 - pass) & 1) == 0 ? p.values : p.value_alt; };
+      b.vsrc = e == 0 ? nullptr : idx(e - 1);
+      b.vdst = idx(e);
+    }
+    return b;
+  }
+};
+
+}  // namespace radix::cuda_detail

@@ -1,0 +1,132 @@
+// Small inputs: one block sorts the whole input (n <= one tile) in one launch,
+// in shared memory. The same ranking as the Onesweep tile, repeated per pass
+// over keys kept in registers; no workspace, no look-back, no extra launch.
+// The order check and trivial-digit skipping happen in the block.
+#pragma once
+#include <type_traits>
+
+#include "../block/block_load.cuh"
+#include "../block/block_rank.cuh"
+#include "../common.cuh"
+#include "params.cuh"
+#include "radix/core/pass_plan.hpp"
+
+namespace radix::cuda_detail {
+
+template <class U, class V, int Threads, int Items>
+struct single_tile_agent {
+  static constexpr bool has_values = !std::is_same_v<V, no_value>;
+  static constexpr int tile = Threads * Items;
+  static constexpr int warp_tile = 32 * Items;
+  using rank_t = block_rank<Threads, Items>;
+  using load_t = warp_load<U, Items>;
+
+  struct storage {
+    typename rank_t::storage rank;
+    unsigned long long varying;
+  };
+  static constexpr std::size_t keys_offset = (sizeof(storage) + 15) / 16 * 16;
+  static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
+  static constexpr std::size_t smem_bytes = values_offset + (has_values ? sizeof(V) * tile : 0);
+
+  const onesweep_params<U, V>& p;
+  const pass_list& passes;
+  unsigned char* smem;
+
+  __device__ __forceinline__ storage& st() const { return *reinterpret_cast<storage*>(smem); }
+  __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
+  __device__ __forceinline__ V* tile_values() const { return reinterpret_cast<V*>(smem + values_offset); }
+
+  __device__ void process() {
+    storage& s = st();
+    const int valid = int(p.n);
+    const unsigned warp = threadIdx.x / 32, lane = lane_id();
+    const int warp_base = int(warp) * warp_tile;
+    if (threadIdx.x == 0) s.varying = 0;
+
+    // load, and find out what varies and whether it is in order already
+    U keys[Items];
+    load_t::striped(p.keys + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    const U ref = p.codec(p.keys[0]);
+    U vary = 0;
+    bool unsorted = false;
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int j = warp_base + i * 32 + int(lane);
+      if (j < valid) {
+        const U o = p.codec(keys[i]);
+        vary |= U(o ^ ref);
+        if (j > 0) unsorted |= U(o & p.range_mask) < U(p.codec(p.keys[j - 1]) & p.range_mask);
+      }
+    }
+    __syncthreads();  // s.varying cleared
+    if (vary) atomicOr(&s.varying, static_cast<unsigned long long>(vary));
+    unsorted = __syncthreads_or(unsorted);
+    const U varying = U(s.varying & p.range_mask);
+
+    V vals[has_values ? Items : 1];
+    if constexpr (has_values) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int j = warp_base + i * 32 + int(lane);
+        if (j < valid) vals[i] = p.mode == sort_mode::argsort ? index_value<V>(j) : ld_nc(p.values + j);
+      }
+    }
+    if (!unsorted) {
+      if constexpr (has_values) {
+        if (p.mode == sort_mode::argsort) {
+#pragma unroll
+          for (int i = 0; i < Items; ++i) {
+            const int j = warp_base + i * 32 + int(lane);
+            if (j < valid) p.values[j] = vals[i];
+          }
+        }
+      }
+      return;
+    }
+
+    for (int ps = 0; ps < passes.count; ++ps) {
+      const core::pass pass{passes.shift[ps], passes.bits[ps]};
+      if (core::pass_is_trivial<U>(varying, pass)) continue;
+      rank_t::clear(s.rank, 1 << pass.bits);
+      __syncthreads();
+      unsigned dig[Items], rank[Items];
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        dig[i] = warp_base + i * 32 + int(lane) < valid ? core::digit_of<U>(p.codec(keys[i]), pass.shift, pass.bits)
+                                                         : rank_t::no_digit;
+      rank_t::rank_warp(dig, rank, s.rank);
+      __syncthreads();
+      rank_t::scan_digits(s.rank, 1 << pass.bits, [](unsigned) {});
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        if (dig[i] != rank_t::no_digit) {
+          const unsigned pos = rank_t::local_position(s.rank, dig[i], rank[i]);
+          tile_keys()[pos] = keys[i];
+          if constexpr (has_values) tile_values()[pos] = vals[i];
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int j = warp_base + i * 32 + int(lane);
+        if (j < valid) {
+          keys[i] = tile_keys()[j];
+          if constexpr (has_values) vals[i] = tile_values()[j];
+        }
+      }
+    }
+
+    // write back (in place: every read of the input happened before the first barrier)
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int j = warp_base + i * 32 + int(lane);
+      if (j < valid) {
+        if (p.mode != sort_mode::argsort) p.keys[j] = keys[i];
+        if constexpr (has_values) p.values[j] = vals[i];
+      }
+    }
+  }
+};
+
+}  // namespace radix::cuda_detail
