@@ -97,6 +97,9 @@ class sorter {
     range_mask_ = core::bit_range_mask<U>(job_.begin_bit, job_.end_bit);
 
     // 1. One read: which bits vary, and is it sorted already?
+    const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+    const bool hybrid_candidate = job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes;
+    if (hybrid_candidate) spec_bits_ = std::min(policy_.max_msd_bits, job_.end_bit - job_.begin_bit);
     bool sorted = true;
     U varying = 0;
     scan(sorted, varying);
@@ -120,8 +123,7 @@ class sorter {
       if (!core::pass_is_trivial<U>(varying, plan[i])) passes.push_back(plan[i]);
 
     if (n < policy_.small_n) return small_sort();
-    const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
-    if (job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes && hi - lo > policy_.bucket_digit_bits)
+    if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits)
       return hybrid(lo, hi, varying);
     sort_passes(passes);
   }
@@ -129,6 +131,11 @@ class sorter {
  private:
   U ordered(U k) const { return job_.codec(k); }
 
+  /// The upfront read: which bits vary, is the input sorted, and, once a
+  /// thread sees disorder in its chunk, a histogram of the top `spec_bits_`
+  /// bits of the key range (the MSD digit of the hybrid route lies there in
+  /// most inputs, so its counting read is saved). Sorted inputs stay on the
+  /// cheap check alone, which is what makes the early exit fast.
   void scan(bool& sorted, U& varying) {
     if (job_.codec.canon) scan_impl<true>(sorted, varying);
     else scan_impl<false>(sorted, varying);
@@ -148,17 +155,41 @@ class sorter {
     const codec_t codec = job_.codec;
     const U mask = range_mask_;
     const U ref = xform<Canon>(codec, keys[0]);
+    const int sb = spec_bits_;
+    const int sshift = std::max(job_.begin_bit, job_.end_bit - sb);
+    const unsigned SR = sb > 0 ? 1u << sb : 0;
+    spec_hist_.assign(std::size_t(threads_) * SR, 0);
+    spec_done_.assign(threads_, 0);
     thread_pool::instance().run(threads_, [&](unsigned t) {
-      std::uint64_t i = bounds_[t], e = bounds_[t + 1];
-      U prev = i ? U(xform<Canon>(codec, keys[i - 1]) & mask) : U(0);
+      const std::uint64_t b = bounds_[t], e = bounds_[t + 1];
+      std::uint64_t i = std::max<std::uint64_t>(b, 1);
       U v = 0;
-      unsigned bad = 0;
-      for (; i < e; ++i) {
-        const U o = xform<Canon>(codec, keys[i]);
-        v |= U(o ^ ref);
-        const U m = U(o & mask);
-        bad |= unsigned(m < prev);
-        prev = m;
+      U bad = 0;
+      // Cheap check in blocks until the first disorder. Each key is compared
+      // with its predecessor loaded afresh, so the loop has no carried state
+      // but two ORs and vectorises.
+      constexpr std::uint64_t block = 4096;
+      while (i < e && !bad) {
+        const std::uint64_t be = std::min(e, i + block);
+        for (; i < be; ++i) {
+          const U o = xform<Canon>(codec, keys[i]);
+          const U p = xform<Canon>(codec, keys[i - 1]);
+          v |= U(o ^ ref);
+          bad |= U(U(o & mask) < U(p & mask));
+        }
+      }
+      if (bad && SR) {  // this chunk is unsorted: count the rest on the way, then the prefix
+        std::uint64_t* h = spec_hist_.data() + std::size_t(t) * SR;
+        const std::uint64_t prefix_end = i;
+        for (; i < e; ++i) {
+          const U o = xform<Canon>(codec, keys[i]);
+          v |= U(o ^ ref);
+          ++h[core::digit_of<U>(o, sshift, sb)];
+        }
+        for (std::uint64_t j = b; j < prefix_end; ++j) ++h[core::digit_of<U>(xform<Canon>(codec, keys[j]), sshift, sb)];
+        spec_done_[t] = 1;
+      } else {
+        for (; i < e; ++i) v |= U(xform<Canon>(codec, keys[i]) ^ ref);
       }
       vary[t] = v;
       unsorted[t] = std::uint8_t(bad);
@@ -287,7 +318,7 @@ class sorter {
     V* vmid = nullptr;
     if constexpr (has_value) vmid = job_.value_scratch;
     std::vector<std::uint64_t> hist, none;
-    count(job_.keys, msd, hist);
+    if (!msd_from_scan(msd, hist)) count(job_.keys, msd, hist);
     const V* vsrc = nullptr;
     if constexpr (has_value) vsrc = job_.pay == payload::values ? job_.values : nullptr;
     scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, msd, nullptr, hist, none);
@@ -310,6 +341,24 @@ class sorter {
         w.sort(off, m, lo, hi - d1, varying);
       }
     });
+  }
+
+  /// The MSD pass's per-thread histogram from the scan's speculative one, when
+  /// every thread made one and the digit lies inside its window.
+  bool msd_from_scan(const core::pass& msd, std::vector<std::uint64_t>& hist) {
+    const int sb = spec_bits_;
+    if (sb == 0) return false;
+    const int sshift = std::max(job_.begin_bit, job_.end_bit - sb);
+    if (msd.shift < sshift || msd.shift + msd.bits > sshift + sb) return false;
+    for (unsigned t = 0; t < threads_; ++t)
+      if (!spec_done_[t]) return false;
+    const unsigned R = 1u << msd.bits, SR = 1u << sb;
+    const int down = msd.shift - sshift;
+    hist.assign(std::size_t(threads_) * R, 0);
+    for (unsigned t = 0; t < threads_; ++t)
+      for (unsigned w = 0; w < SR; ++w)
+        hist[std::size_t(t) * R + ((w >> down) & (R - 1))] += spec_hist_[std::size_t(t) * SR + w];
+    return true;
   }
 
   /// One thread's sorter of buckets, with its cache-resident ping-pong buffers.
@@ -606,6 +655,9 @@ class sorter {
 
   lsd_job<U, V> job_;
   const lsd_policy& policy_;
+  int spec_bits_ = 0;                      // width of the scan's speculative histogram
+  std::vector<std::uint64_t> spec_hist_;   // [thread][2^spec_bits_]
+  std::vector<std::uint8_t> spec_done_;    // thread counted its whole chunk
   unsigned threads_ = 1;
   std::vector<std::uint64_t> bounds_;
   U range_mask_ = 0;
