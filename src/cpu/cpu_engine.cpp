@@ -1,6 +1,8 @@
 // The CPU engine: turns a type-erased request into an LSD job for the key's
 // width and carves the scratch it needs out of the workspace.
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <ostream>
 
 #include "engine/engine.hpp"
@@ -11,11 +13,48 @@ namespace radix::cpu {
 
 std::ostream& operator<<(std::ostream& os, const lsd_policy& p) {
   return os << "cpu.lsd{digit_bits=" << p.digit_bits << ", wide_digit_bits=" << p.wide_digit_bits
-            << ", small_n=" << p.small_n << ", per_thread_min=" << p.per_thread_min << "}";
+            << ", small_n=" << p.small_n << ", per_thread_min=" << p.per_thread_min
+            << ", hybrid_min_bytes=" << p.hybrid_min_bytes << ", bucket_bytes=" << p.bucket_bytes
+            << ", max_msd_bits=" << p.max_msd_bits << ", bucket_digit_bits=" << p.bucket_digit_bits
+            << ", tiny_bucket=" << p.tiny_bucket << "}";
 }
 
+std::ostream& operator<<(std::ostream& os, const lsd_policy& p);
+
+namespace {
+/// RADIX_CPU_POLICY="bucket_bytes=131072,max_msd_bits=11" overrides fields,
+/// for tuning experiments without a rebuild; unknown names are ignored.
+lsd_policy policy_from_env() {
+  lsd_policy p{};
+  const char* env = std::getenv("RADIX_CPU_POLICY");
+  if (!env) return p;
+  std::string spec(env);
+  std::size_t at = 0;
+  while (at < spec.size()) {
+    std::size_t comma = spec.find(',', at);
+    if (comma == std::string::npos) comma = spec.size();
+    const std::string item = spec.substr(at, comma - at);
+    at = comma + 1;
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = item.substr(0, eq);
+    const unsigned long long v = std::strtoull(item.c_str() + eq + 1, nullptr, 0);
+    if (key == "digit_bits") p.digit_bits = int(v);
+    else if (key == "wide_digit_bits") p.wide_digit_bits = int(v);
+    else if (key == "small_n") p.small_n = v;
+    else if (key == "per_thread_min") p.per_thread_min = v;
+    else if (key == "hybrid_min_bytes") p.hybrid_min_bytes = v;
+    else if (key == "bucket_bytes") p.bucket_bytes = v;
+    else if (key == "max_msd_bits") p.max_msd_bits = int(v);
+    else if (key == "bucket_digit_bits") p.bucket_digit_bits = int(v);
+    else if (key == "tiny_bucket") p.tiny_bucket = std::min<unsigned long long>(v, 64);
+  }
+  return p;
+}
+}  // namespace
+
 const lsd_policy& default_policy() {
-  static const lsd_policy p{};
+  static const lsd_policy p = policy_from_env();
   return p;
 }
 
