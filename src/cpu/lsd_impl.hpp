@@ -367,7 +367,8 @@ class sorter {
     std::uint64_t cap;
     std::vector<U> ktmp;
     std::vector<V> vtmp;
-    std::vector<std::uint64_t> hist, hist_next;
+    std::vector<std::uint32_t> h32, h32n;
+    std::vector<std::uint64_t> h64, h64n;
 
     bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c) {}
 
@@ -409,6 +410,14 @@ class sorter {
       std::vector<core::pass> passes;
       for (int i = 0; i < plan.count; ++i)
         if (!core::pass_is_trivial<U>(varying, plan[i])) passes.push_back(plan[i]);
+      // 32-bit counters keep the histograms small (L1) for every ordinary bucket.
+      if (m <= 0xFFFFFFFFull) run_passes(passes, h32, h32n, ka, kb, kf, va, vb, vf, m);
+      else run_passes(passes, h64, h64n, ka, kb, kf, va, vb, vf, m);
+    }
+
+    template <class C>
+    void run_passes(const std::vector<core::pass>& passes, std::vector<C>& hist, std::vector<C>& hist_next, U* ka,
+                    U* kb, U* kf, V* va, V* vb, V* vf, std::uint64_t m) {
       U* kc = ka;
       U* ko = kb;
       V* vc = va;
@@ -423,8 +432,8 @@ class sorter {
         counted = false;
         if (trivial) continue;
         const core::pass* next = q + 1 < passes.size() ? &passes[q + 1] : nullptr;
-        if (s.job_.codec.canon) pass_in_cache<true>(kc, ko, vc, vo, m, ps, next);
-        else pass_in_cache<false>(kc, ko, vc, vo, m, ps, next);
+        if (s.job_.codec.canon) pass_in_cache<true>(kc, ko, vc, vo, m, ps, next, hist, hist_next);
+        else pass_in_cache<false>(kc, ko, vc, vo, m, ps, next, hist, hist_next);
         counted = next != nullptr;
         hist.swap(hist_next);
         std::swap(kc, ko);
@@ -435,7 +444,8 @@ class sorter {
         if (vc != vf) std::memcpy(vf, vc, std::size_t(m) * sizeof(V));
     }
 
-    void count_in_cache(const U* ks, std::uint64_t m, core::pass ps, std::vector<std::uint64_t>& h) {
+    template <class C>
+    void count_in_cache(const U* ks, std::uint64_t m, core::pass ps, std::vector<C>& h) {
       h.assign(std::size_t(1) << ps.bits, 0);
       const codec_t c = s.job_.codec;
       if (c.canon)
@@ -446,25 +456,26 @@ class sorter {
 
     /// One counting-sort pass of a bucket from (ks, vs) to (kd, vd) with the
     /// counts in `hist`; counts the next pass's digits on the way.
-    template <bool Canon>
-    void pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m, core::pass ps, const core::pass* next) {
+    template <bool Canon, class C>
+    void pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m, core::pass ps, const core::pass* next,
+                       std::vector<C>& hist, std::vector<C>& hist_next) {
       const unsigned Rp = 1u << ps.bits;
       const codec_t c = s.job_.codec;
-      std::uint64_t* h = hist.data();
-      std::uint64_t run = 0;
+      C* h = hist.data();
+      C run = 0;
       for (unsigned b = 0; b < Rp; ++b) {
-        const std::uint64_t n = h[b];
+        const C n = h[b];
         h[b] = run;
         run += n;
       }
       if (next) {
         hist_next.assign(std::size_t(1) << next->bits, 0);
-        std::uint64_t* hn = hist_next.data();
+        C* hn = hist_next.data();
         const core::pass nx = *next;
         for (std::uint64_t i = 0; i < m; ++i) {
           const U k = ks[i];
           const U o = xform<Canon>(c, k);
-          const std::uint64_t p = h[core::digit_of<U>(o, ps.shift, ps.bits)]++;
+          const C p = h[core::digit_of<U>(o, ps.shift, ps.bits)]++;
           ++hn[core::digit_of<U>(o, nx.shift, nx.bits)];
           kd[p] = k;
           if constexpr (has_value) vd[p] = vs[i];
@@ -472,7 +483,7 @@ class sorter {
       } else {
         for (std::uint64_t i = 0; i < m; ++i) {
           const U k = ks[i];
-          const std::uint64_t p = h[core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits)]++;
+          const C p = h[core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits)]++;
           kd[p] = k;
           if constexpr (has_value) vd[p] = vs[i];
         }
