@@ -36,7 +36,9 @@ struct options {
   /// means the key's full width. Bits outside the range are ignored, stably.
   int begin_bit = 0;
   int end_bit = -1;
-  /// Digit width in bits, 1..16; 0 lets the engine choose (CPU: 8).
+  /// Digit width in bits, 1..16, for plain LSD passes; 0 lets the engine
+  /// choose (the CPU engine then picks 8 or 11 bits, or its hybrid route: one
+  /// MSD pass and in-cache passes; see src/cpu/lsd.hpp).
   int digit_bits = 0;
   engine use = engine::automatic;
   /// Worker threads for the CPU engine; 0 = all hardware threads.

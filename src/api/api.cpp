@@ -11,7 +11,9 @@ namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }
 
-void validate(const sort_request& r) {
+/// Checks a request; with check_pointers false (a size query) the buffers may
+/// not exist yet.
+void validate(const sort_request& r, bool check_pointers = true) {
   const int w = r.key.bits();
   const options& o = r.opts;
   if (o.begin_bit < 0) bad("begin_bit " + std::to_string(o.begin_bit) + " < 0");
@@ -24,19 +26,19 @@ void validate(const sort_request& r) {
   }
   if (o.digit_bits < 0 || o.digit_bits > 16)
     bad("digit_bits " + std::to_string(o.digit_bits) + " outside 1..16 (0 = automatic)");
-  if (r.n > 0 && r.keys == nullptr) bad("keys is null but n = " + std::to_string(r.n));
+  if (check_pointers && r.n > 0 && r.keys == nullptr) bad("keys is null but n = " + std::to_string(r.n));
   switch (r.op) {
     case operation::keys: break;
     case operation::pairs:
       if (r.value_bytes == 0) bad("pairs need a value size > 0");
-      if (r.n > 0 && r.values == nullptr) bad("values is null but n = " + std::to_string(r.n));
+      if (check_pointers && r.n > 0 && r.values == nullptr) bad("values is null but n = " + std::to_string(r.n));
       break;
     case operation::argsort:
       if (r.index_bytes != 4 && r.index_bytes != 8)
         bad("argsort indices must be 4 or 8 bytes, not " + std::to_string(r.index_bytes));
       if (r.index_bytes == 4 && r.n > 0x100000000ull)
         bad("argsort with 32-bit indices needs n <= 2^32, got n = " + std::to_string(r.n));
-      if (r.n > 0 && r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
+      if (check_pointers && r.n > 0 && r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
       break;
   }
 }
@@ -77,7 +79,7 @@ void run(const sort_request& req, std::span<std::byte> workspace) {
 }
 
 std::size_t workspace_bytes(const sort_request& req) {
-  validate(req);
+  validate(req, false);
   return pick(req.opts.use).workspace_bytes(req);
 }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds and tests radix the way CI does (.ci/run calls this script):
+#   1. installs what is missing (apt-get; sudo only when not root)
+#   2. configures with a CMake preset (default: Release, build/) and builds
+#   3. runs ctest without the tests labelled `large`
+#   4. installs the package to a temporary prefix (cmake --install) and builds
+#      and runs examples/consumer against it through find_package(radix)
+# Works from any directory. See scripts/common.sh for the environment knobs
+# (RADIX_PRESET, RADIX_BUILD_DIR, RADIX_JOBS, RADIX_CMAKE_ARGS).
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+failures=()
+
+# The README shows examples/quickstart.cpp between two markers: keep them equal.
+radix_log "README example == examples/quickstart.cpp"
+if ! diff -u "$RADIX_ROOT/examples/quickstart.cpp" \
+  <(sed -n '/^<!-- BEGIN examples\/quickstart.cpp -->$/,/^<!-- END examples\/quickstart.cpp -->$/p' "$RADIX_ROOT/README.md" |
+    sed '1,2d;$d' | sed '$d'); then
+  failures+=("README.md's example differs from examples/quickstart.cpp (diff above)")
+fi
+
+radix_setup
+
+# The same selection as the test presets of CMakePresets.json (which cannot
+# point at another build folder).
+radix_log "ctest (label 'large' excluded)"
+# On failure the install check below still runs; the script fails at the end.
+ctest --test-dir "$RADIX_BUILD_DIR" --label-exclude large --output-on-failure --no-tests=error -j "$RADIX_JOBS" ||
+  failures+=("ctest: some tests failed (output above)")
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/radix-test.XXXXXX")"
+if [[ "${RADIX_KEEP_TMP:-0}" != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
+prefix="$tmp/prefix"
+
+radix_log "install to $prefix"
+cmake --install "$RADIX_BUILD_DIR" --prefix "$prefix"
+
+radix_log "examples/consumer: find_package(radix) from $prefix"
+cmake -S "$RADIX_ROOT/examples/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix"
+cmake --build "$tmp/consumer" -j "$RADIX_JOBS"
+"$tmp/consumer/radix_consumer"
+"$prefix/bin/radix" --version
+
+if ((${#failures[@]} != 0)); then
+  radix_log "FAILED:"
+  printf '  - %s\n' "${failures[@]}" >&2
+  exit 1
+fi
+radix_log "all good: build, tests, install and find_package(radix) consumer"

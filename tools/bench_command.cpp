@@ -1,0 +1,456 @@
+// radix CLI — `radix bench`: generate keys, sort them with radix, verify every
+// result against std::stable_sort under the radix order, and compare the time
+// with std::sort on the same input in the same process.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <radix/radix.hpp>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "generate.hpp"
+#include "keys.hpp"
+
+namespace radix_cli {
+
+namespace {
+const char* const bench_help_head =
+    "Usage: radix bench [options]\n"
+    "\n"
+    "Generates N keys, sorts them with radix and reports how fast that was. The\n"
+    "radix sort runs once untimed (warm-up), then --repeat timed runs whose median\n"
+    "is reported; the input is restored before every run. std::sort sorts the same\n"
+    "input in the same process for comparison. Every radix result is checked\n"
+    "against std::stable_sort under the radix order; a wrong result exits with 1.\n"
+    "\n"
+    "What to sort:\n"
+    "  -n, --count N          number of keys (default 2^24). Written as 16777216,\n"
+    "                         16M (K, M, G, T = 2^10, 2^20, 2^30, 2^40), 2^24 or 1e6\n"
+    "  -t, --type T           key type (default u32): u8 u16 u32 u64 i8 i16 i32 i64\n"
+    "                         f16 bf16 f32 f64\n"
+    "  -d, --dist D           how the keys are distributed (default uniform; below)\n"
+    "      --seed S           random seed (default 1): the same seed gives the same keys\n"
+    "      --op OP            keys     sort the keys in place (default)\n"
+    "                         pairs    sort the keys and move a u32 value with each\n"
+    "                         argsort  write the sorting permutation; keys untouched\n"
+    "      --index u32|u64    index type of argsort (default u32)\n"
+    "\n"
+    "How to sort (the fields of radix::options):\n"
+    "      --descending       descending order (still stable)\n"
+    "      --float-order O    numeric (default): -0.0 == +0.0, NaNs last (first when\n"
+    "                         descending); total: IEEE 754 totalOrder\n"
+    "      --bits A:B         sort by bits [A, B) of the ordered key only (default:\n"
+    "                         the whole key); e.g. -d bits:10 --bits 0:10\n"
+    "      --digit-bits D     radix digit width, 1..16 (default 0: the engine chooses)\n"
+    "      --threads T        worker threads of the CPU engine (default 0: all)\n"
+    "      --engine E         auto (default: CUDA when built and a GPU is present,\n"
+    "                         otherwise CPU), cpu, cuda or opencl\n"
+    "      --scratch S        keep (default): one radix::sorter keeps its scratch\n"
+    "                         memory between runs; fresh: call radix::sort() and\n"
+    "                         friends, which allocate scratch in every run\n"
+    "\n"
+    "Measurement:\n"
+    "  -r, --repeat R         timed radix runs, median reported (default 5)\n"
+    "      --baseline-repeat B  timed std::sort runs, median reported (default: R)\n"
+    "      --no-baseline      do not run std::sort\n"
+    "      --no-verify        do not check against std::stable_sort (for huge N)\n"
+    "  -h, --help             this help\n"
+    "\n"
+    "Distributions (-d):\n";
+
+const char* const bench_help_tail =
+    "\n"
+    "Output: time is the median wall-clock time of one sort call; Mkeys/s = N / time;\n"
+    "GB/s = N x (key + value or index bytes) / time, each element counted once.\n"
+    "std::sort runs on one thread and sorts by the whole key with operator<\n"
+    "(b < a when descending; a NaN-aware comparison when the input has NaNs);\n"
+    "for pairs it sorts (key, value) structs, for argsort an index array.\n"
+    "\n"
+    "Exit status: 0 ok, 1 a result was wrong, 2 bad option or value, 3 could not\n"
+    "run (engine unavailable, out of memory).\n"
+    "\n"
+    "Examples:\n"
+    "  radix bench                                  2^24 random u32 keys\n"
+    "  radix bench -n 1M -t f32 --descending -r 11\n"
+    "  radix bench -t u64 --op pairs -d zipf --threads 1\n"
+    "  radix bench -d bits:10 --bits 0:10           10-bit keys, sort only those bits\n";
+
+enum class op_kind { keys, pairs, argsort };
+
+struct bench_config {
+  std::uint64_t n = std::uint64_t(1) << 24;
+  key_type type = key_type::u32;
+  dist_spec dist{};
+  std::uint64_t seed = 1;
+  op_kind op = op_kind::keys;
+  bool index64 = false;
+  bool descending = false;
+  radix::float_order floats = radix::float_order::numeric;
+  std::optional<std::pair<int, int>> bits;
+  int digit_bits = 0;
+  unsigned threads = 0;
+  radix::engine engine = radix::engine::automatic;
+  bool fresh_scratch = false;
+  int repeat = 5;
+  int baseline_repeat = -1;  // -1: same as repeat
+  bool baseline = true;
+  bool verify = true;
+};
+
+const char* op_str(op_kind o) { return o == op_kind::keys ? "keys" : o == op_kind::pairs ? "pairs" : "argsort"; }
+
+const char* engine_str(radix::engine e) {
+  switch (e) {
+    case radix::engine::automatic: return "auto";
+    case radix::engine::cpu: return "cpu";
+    case radix::engine::cuda: return "cuda";
+    case radix::engine::opencl: return "opencl";
+  }
+  return "?";
+}
+
+bench_config parse_bench(const std::vector<std::string>& args) {
+  bench_config c;
+  const std::vector<option_spec> specs = {
+      {"count", 'n', true, [&](const std::string& v) { c.n = parse_count(v); }},
+      {"type", 't', true, [&](const std::string& v) { c.type = parse_key_type(v); }},
+      {"dist", 'd', true, [&](const std::string& v) { c.dist = parse_distribution(v); }},
+      {"seed", 0, true, [&](const std::string& v) { c.seed = parse_count(v); }},
+      {"op", 0, true,
+       [&](const std::string& v) {
+         const auto s = parse_choice(v, {"keys", "pairs", "argsort"});
+         c.op = s == "keys" ? op_kind::keys : s == "pairs" ? op_kind::pairs : op_kind::argsort;
+       }},
+      {"index", 0, true, [&](const std::string& v) { c.index64 = parse_choice(v, {"u32", "u64"}) == "u64"; }},
+      {"descending", 0, false, [&](const std::string&) { c.descending = true; }},
+      {"float-order", 0, true,
+       [&](const std::string& v) {
+         c.floats = parse_choice(v, {"numeric", "total"}) == "total" ? radix::float_order::total
+                                                                    : radix::float_order::numeric;
+       }},
+      {"bits", 0, true, [&](const std::string& v) { c.bits = parse_bit_range(v, 64); }},
+      {"digit-bits", 0, true,
+       [&](const std::string& v) {
+         try {
+           c.digit_bits = int(parse_int(v, 0, 16));
+         } catch (const usage_error&) {
+           throw usage_error("must be 1..16, or 0 to let the engine choose");
+         }
+       }},
+      {"threads", 0, true, [&](const std::string& v) { c.threads = unsigned(parse_int(v, 0, 1 << 16)); }},
+      {"engine", 0, true,
+       [&](const std::string& v) {
+         const auto s = parse_choice(v, {"auto", "cpu", "cuda", "opencl"});
+         c.engine = s == "cpu"    ? radix::engine::cpu
+                    : s == "cuda" ? radix::engine::cuda
+                    : s == "opencl" ? radix::engine::opencl
+                                    : radix::engine::automatic;
+       }},
+      {"scratch", 0, true, [&](const std::string& v) { c.fresh_scratch = parse_choice(v, {"keep", "fresh"}) == "fresh"; }},
+      {"repeat", 'r', true, [&](const std::string& v) { c.repeat = int(parse_int(v, 1, 1000000)); }},
+      {"baseline-repeat", 0, true, [&](const std::string& v) { c.baseline_repeat = int(parse_int(v, 1, 1000000)); }},
+      {"no-baseline", 0, false, [&](const std::string&) { c.baseline = false; }},
+      {"no-verify", 0, false, [&](const std::string&) { c.verify = false; }},
+  };
+  parse_options(args, specs);
+
+  // Checks that need the key type.
+  const int w = key_type_bits(c.type);
+  check_dist(c.dist, w);
+  if (c.bits && c.bits->second > w)
+    throw usage_error("--bits " + std::to_string(c.bits->first) + ":" + std::to_string(c.bits->second) +
+                      ": END exceeds the " + std::to_string(w) + "-bit width of " + key_type_str(c.type));
+  if (c.op == op_kind::argsort && !c.index64 && c.n > 0x100000000ull)
+    throw usage_error("argsort of more than 2^32 keys needs --index u64");
+  if (c.baseline_repeat < 0) c.baseline_repeat = c.repeat;
+  return c;
+}
+
+using clock_type = std::chrono::steady_clock;
+
+template <class F>
+double time_ms(F&& f) {
+  const auto t0 = clock_type::now();
+  f();
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+struct stats {
+  double median = 0, min = 0, max = 0;
+};
+
+stats summarize(std::vector<double> t) {
+  stats s;
+  if (t.empty()) return s;
+  std::sort(t.begin(), t.end());
+  const std::size_t m = t.size() / 2;
+  s.median = t.size() % 2 ? t[m] : (t[m - 1] + t[m]) / 2;
+  s.min = t.front();
+  s.max = t.back();
+  return s;
+}
+
+template <class K>
+std::string key_str(K k) {
+  using B = key_bits<K>;
+  std::ostringstream os;
+  if constexpr (B::is_float) {
+    os.precision(9);
+    if constexpr (sizeof(K) == 2)
+      os << float(k);
+    else
+      os << k;
+  } else if constexpr (B::kind == radix::key_kind::signed_int) {
+    os << std::int64_t(k);
+  } else {
+    os << std::uint64_t(k);
+  }
+  char hex[32];
+  std::snprintf(hex, sizeof hex, " (bits 0x%0*" PRIx64 ")", int(sizeof(K) * 2), std::uint64_t(B::to(k)));
+  return os.str() + hex;
+}
+
+std::string rate_line(const char* label, std::uint64_t n, double elem_bytes, const stats& s, int runs,
+                      const char* note) {
+  char buf[256];
+  if (s.median > 0) {
+    const double sec = s.median / 1e3;
+    std::snprintf(buf, sizeof buf, "%-10s %10.3f ms  %9.1f Mkeys/s  %7.2f GB/s   median of %d (min %.3f, max %.3f ms)%s",
+                  label, s.median, double(n) / sec / 1e6, double(n) * elem_bytes / sec / 1e9, runs, s.min, s.max,
+                  note);
+  } else {
+    std::snprintf(buf, sizeof buf, "%-10s %10.3f ms  (too fast to rate)  median of %d%s", label, s.median, runs, note);
+  }
+  return buf;
+}
+
+template <class K, class I>
+int bench_typed(const bench_config& c) {
+  using B = key_bits<K>;
+  const std::uint64_t n = c.n;
+  const int width = B::width;
+  const int begin_bit = c.bits ? c.bits->first : 0;
+  const int end_bit = c.bits ? c.bits->second : width;
+
+  radix::options opt;
+  opt.direction = c.descending ? radix::order::descending : radix::order::ascending;
+  opt.floats = c.floats;
+  opt.begin_bit = begin_bit;
+  opt.end_bit = c.bits ? end_bit : -1;
+  opt.digit_bits = c.digit_bits;
+  opt.use = c.engine;
+  opt.threads = c.threads;
+
+  // ---- input --------------------------------------------------------------------
+  std::vector<K> input(n);
+  const bool has_nan = generate_keys(input.data(), n, c.dist, c.seed);
+  std::vector<K> keys(n);
+  std::vector<std::uint32_t> values, values_init;
+  std::vector<I> indices;
+  if (c.op == op_kind::pairs) {
+    values.resize(n);
+    values_init.resize(n);
+    for (std::uint64_t i = 0; i < n; ++i) values_init[i] = std::uint32_t(i);
+  }
+  if (c.op == op_kind::argsort) indices.resize(n);
+  const double elem_bytes =
+      double(sizeof(K)) + (c.op == op_kind::pairs ? 4.0 : c.op == op_kind::argsort ? double(sizeof(I)) : 0.0);
+
+  radix::sort_request req;
+  req.op = c.op == op_kind::keys ? radix::operation::keys
+           : c.op == op_kind::pairs ? radix::operation::pairs
+                                    : radix::operation::argsort;
+  req.key = radix::key_desc_of<K>();
+  req.n = n;
+  req.keys = keys.data();
+  req.values = values.data();
+  req.value_bytes = c.op == op_kind::pairs ? sizeof(std::uint32_t) : 0;
+  req.indices = indices.data();
+  req.index_bytes = c.op == op_kind::argsort ? std::uint8_t(sizeof(I)) : 0;
+  req.opts = opt;
+  const std::size_t scratch = radix::workspace_bytes(req);  // also rejects bad options / engines
+
+  const radix::engine resolved = c.engine == radix::engine::automatic ? radix::default_engine() : c.engine;
+  std::string threads = c.threads ? std::to_string(c.threads) : std::to_string(hardware_threads()) + " (all)";
+  std::printf("radix bench: %" PRIu64 " %s keys, %s, op %s%s, %s, bits %d:%d, digit bits %s\n", n,
+              key_type_str(c.type), dist_str(c.dist).c_str(), op_str(c.op),
+              c.op == op_kind::argsort ? (sizeof(I) == 8 ? " (u64 indices)" : " (u32 indices)") : "",
+              c.descending ? "descending" : "ascending", begin_bit, end_bit,
+              c.digit_bits ? std::to_string(c.digit_bits).c_str() : "auto");
+  std::printf("             engine %s%s, threads %s, float order %s, seed %" PRIu64 ", data %s, scratch %s (%s)\n",
+              engine_str(c.engine),
+              c.engine == radix::engine::automatic ? (std::string(" = ") + engine_str(resolved)).c_str() : "",
+              threads.c_str(), c.floats == radix::float_order::numeric ? "numeric" : "total", c.seed,
+              format_bytes(double(n) * elem_bytes).c_str(), format_bytes(double(scratch)).c_str(),
+              c.fresh_scratch ? "allocated in every run" : "kept by a radix::sorter");
+  std::fflush(stdout);
+
+  // ---- radix ----------------------------------------------------------------------
+  radix::sorter sorter(opt);
+  const auto restore = [&] {
+    std::memcpy(keys.data(), input.data(), n * sizeof(K));
+    if (c.op == op_kind::pairs) std::memcpy(values.data(), values_init.data(), n * sizeof(std::uint32_t));
+  };
+  const auto sort_once = [&] {
+    std::span<K> k(keys);
+    switch (c.op) {
+      case op_kind::keys:
+        if (c.fresh_scratch) radix::sort(k, opt);
+        else sorter.sort(k);
+        break;
+      case op_kind::pairs:
+        if (c.fresh_scratch) radix::sort_pairs(k, std::span<std::uint32_t>(values), opt);
+        else sorter.sort_pairs(k, std::span<std::uint32_t>(values));
+        break;
+      case op_kind::argsort:
+        if (c.fresh_scratch) radix::argsort(std::span<const K>(keys), std::span<I>(indices), opt);
+        else sorter.argsort(std::span<const K>(keys), std::span<I>(indices));
+        break;
+    }
+  };
+
+  restore();
+  sort_once();  // warm-up; its result is the one verified
+  const std::vector<K> first_keys = keys;
+  const std::vector<std::uint32_t> first_values = values;
+  const std::vector<I> first_indices = indices;
+  int inconsistent = 0;
+  std::vector<double> radix_ms;
+  for (int r = 0; r < c.repeat; ++r) {
+    restore();
+    radix_ms.push_back(time_ms(sort_once));
+    const bool same = std::memcmp(keys.data(), first_keys.data(), n * sizeof(K)) == 0 &&
+                      std::memcmp(values.data(), first_values.data(), values.size() * sizeof(std::uint32_t)) == 0 &&
+                      std::memcmp(indices.data(), first_indices.data(), indices.size() * sizeof(I)) == 0;
+    if (!same) ++inconsistent;
+  }
+  const stats rs = summarize(radix_ms);
+  std::printf("%s\n", rate_line("radix", n, elem_bytes, rs, c.repeat, "").c_str());
+  std::fflush(stdout);
+
+  // ---- std::sort --------------------------------------------------------------------
+  if (c.baseline) {
+    const bool desc = c.descending;
+    const auto nan_aware_less = [](K a, K b) {
+      return ordered_key(a, radix::float_order::numeric) < ordered_key(b, radix::float_order::numeric);
+    };
+    const auto less = [&](K a, K b) {
+      if (has_nan) return desc ? nan_aware_less(b, a) : nan_aware_less(a, b);
+      return desc ? b < a : a < b;
+    };
+    std::vector<double> base_ms;
+    for (int r = 0; r < c.baseline_repeat; ++r) {
+      switch (c.op) {
+        case op_kind::keys: {
+          std::memcpy(keys.data(), input.data(), n * sizeof(K));
+          if (has_nan)
+            base_ms.push_back(time_ms([&] { std::sort(keys.begin(), keys.end(), less); }));
+          else if (desc)
+            base_ms.push_back(time_ms([&] { std::sort(keys.begin(), keys.end(), [](K a, K b) { return b < a; }); }));
+          else
+            base_ms.push_back(time_ms([&] { std::sort(keys.begin(), keys.end()); }));
+          break;
+        }
+        case op_kind::pairs: {
+          struct kv {
+            K key;
+            std::uint32_t value;
+          };
+          std::vector<kv> items(n);
+          for (std::uint64_t i = 0; i < n; ++i) items[i] = {input[i], std::uint32_t(i)};
+          base_ms.push_back(time_ms(
+              [&] { std::sort(items.begin(), items.end(), [&](const kv& a, const kv& b) { return less(a.key, b.key); }); }));
+          break;
+        }
+        case op_kind::argsort: {
+          std::iota(indices.begin(), indices.end(), I(0));
+          const K* in = input.data();
+          base_ms.push_back(time_ms(
+              [&] { std::sort(indices.begin(), indices.end(), [&](I a, I b) { return less(in[a], in[b]); }); }));
+          break;
+        }
+      }
+    }
+    const stats bs = summarize(base_ms);
+    std::printf("%s\n",
+                rate_line("std::sort", n, elem_bytes, bs, c.baseline_repeat, has_nan ? ", 1 thread, NaN-aware" : ", 1 thread")
+                    .c_str());
+    if (rs.median > 0 && bs.median > 0)
+      std::printf("%-10s %10.2fx  (std::sort median time / radix median time)\n", "speed-up", bs.median / rs.median);
+  }
+
+  // ---- verification -------------------------------------------------------------------
+  if (inconsistent) {
+    std::printf("verify     FAILED: %d of %d timed runs gave a different result from the first run\n", inconsistent,
+                c.repeat);
+    return exit_check_failed;
+  }
+  if (!c.verify) {
+    std::printf("verify     skipped (--no-verify); the %d timed runs agreed with the first run\n", c.repeat);
+    return exit_ok;
+  }
+  const sort_spec spec{c.descending, c.floats, begin_bit, end_bit};
+  const std::vector<std::uint64_t> ref = reference_order(input.data(), n, spec);
+  std::uint64_t wrong = 0, first_wrong = n;
+  std::string detail;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t j = ref[i];
+    bool ok = true;
+    switch (c.op) {
+      case op_kind::keys: ok = B::to(first_keys[i]) == B::to(input[j]); break;
+      case op_kind::pairs:
+        ok = B::to(first_keys[i]) == B::to(input[j]) && first_values[i] == std::uint32_t(j);
+        break;
+      case op_kind::argsort: ok = std::uint64_t(first_indices[i]) == j; break;
+    }
+    if (!ok && wrong++ == 0) {
+      first_wrong = i;
+      switch (c.op) {
+        case op_kind::keys:
+          detail = "key " + key_str(first_keys[i]) + ", expected " + key_str(input[j]);
+          break;
+        case op_kind::pairs:
+          detail = "key " + key_str(first_keys[i]) + " value " + std::to_string(first_values[i]) + ", expected key " +
+                   key_str(input[j]) + " value " + std::to_string(std::uint32_t(j));
+          break;
+        case op_kind::argsort:
+          detail = "index " + std::to_string(std::uint64_t(first_indices[i])) + ", expected " + std::to_string(j);
+          break;
+      }
+    }
+  }
+  if (c.op == op_kind::argsort && std::memcmp(first_keys.data(), input.data(), n * sizeof(K)) != 0) {
+    std::printf("verify     FAILED: argsort modified its input keys\n");
+    return exit_check_failed;
+  }
+  if (wrong) {
+    std::printf("verify     FAILED: %" PRIu64 " of %" PRIu64 " positions differ from std::stable_sort; first at %" PRIu64
+                ": %s\n",
+                wrong, n, first_wrong, detail.c_str());
+    return exit_check_failed;
+  }
+  std::printf("verify     OK: all %d radix results equal std::stable_sort under the radix order\n", c.repeat + 1);
+  return exit_ok;
+}
+
+}  // namespace
+
+std::string bench_help() { return std::string(bench_help_head) + dist_help + bench_help_tail; }
+
+int bench_command(const std::vector<std::string>& args) {
+  const bench_config c = parse_bench(args);
+  return visit_key_type(c.type, [&]<class K>(std::type_identity<K>) {
+    if (c.op == op_kind::argsort && c.index64) return bench_typed<K, std::uint64_t>(c);
+    return bench_typed<K, std::uint32_t>(c);
+  });
+}
+
+}  // namespace radix_cli

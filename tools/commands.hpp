@@ -1,0 +1,32 @@
+// radix CLI — the subcommands. A new one (sort, gen, check, ...) is one file
+// defining a `int xxx_command(const std::vector<std::string>&)` plus one
+// line in `commands` below.
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+namespace radix_cli {
+
+/// Runs a subcommand on its arguments (argv after the subcommand's name).
+/// Returns the exit status; throws usage_error for a bad command line,
+/// radix::error or std::bad_alloc when it cannot run.
+using command_fn = int (*)(const std::vector<std::string>& args);
+
+struct command {
+  const char* name;
+  const char* summary;  ///< one line for `radix --help`
+  command_fn run;
+  std::string (*help)();  ///< the full text of `radix NAME --help`
+};
+
+int bench_command(const std::vector<std::string>& args);
+std::string bench_help();
+
+inline const command commands[] = {
+    {"bench", "generate keys, sort them with radix, verify, compare with std::sort", bench_command, bench_help},
+};
+
+inline std::span<const command> all_commands() { return commands; }
+
+}  // namespace radix_cli
