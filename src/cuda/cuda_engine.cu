@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <ostream>
@@ -27,14 +28,20 @@ namespace radix::cuda_detail {
 
 std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
   return os << "cuda.onesweep{threads=" << p.threads << ", items=" << p.items << ", tile=" << p.tile()
+            << ", min_blocks=" << p.min_blocks
             << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
             << ", hist_vectors=" << p.hist_vectors << ", ring_tiles=" << (1 << p.ring_log2)
             << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
-            << ", small_n=" << p.small_n << "}";
+            << ", small_n=" << p.small_n << ", rank=" << (p.rank_match ? "match_any" : "ballots") << "}";
 }
 
 onesweep_tuning& tuning_override() {
-  static onesweep_tuning t;
+  static onesweep_tuning t = [] {
+    onesweep_tuning d;
+    const char* alt = std::getenv("RADIX_CUDA_ALT_POLICY");
+    d.alt_policy = alt && alt[0] == '1';
+    return d;
+  }();
   return t;
 }
 
@@ -292,7 +299,7 @@ class cuda_engine_impl final : public detail::engine_impl {
   void run(const sort_request& r, std::span<std::byte>) override {
     sort_request d = r;
     d.opts.use = engine::cuda;
-    validate(d, true);
+    validate(d, false);  // the host API checked the (host) pointers already
     if (r.n == 0) return;
     std::lock_guard<std::mutex> lock(mutex_);
     if (!stream_) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

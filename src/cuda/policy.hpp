@@ -11,6 +11,7 @@ namespace radix::cuda_detail {
 struct onesweep_policy {
   int threads;           ///< threads per scatter block (>= 256: one per digit in the look-back)
   int items;             ///< keys per thread in a scatter tile
+  int min_blocks;        ///< scatter blocks per SM the register budget must allow (__launch_bounds__)
   int radix_bits;        ///< digit width (<= 8)
   int hist_threads;      ///< threads per block of the all-digit histogram
   int hist_vectors;      ///< 16-byte vectors per thread per histogram chunk
@@ -18,20 +19,31 @@ struct onesweep_policy {
   int lookback_limit;    ///< L: a tile looks back at most this many tiles
   int tail_bits;         ///< tail iterator: tiles in a group may finish out of order
   std::uint64_t small_n; ///< at or below: one block sorts the whole input in one launch
+  bool rank_match = false; ///< warp peers by __match_any_sync (true) or by one ballot per digit bit
   constexpr int tile() const { return threads * items; }
 };
 
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
 /// sm_90 (H100). Tiles: 8-bit digits, 512 threads. Ring: 1024 tiles = 2 MiB,
-/// look-back limit 512, tail groups of 32 tiles.
+/// look-back limit 256, tail groups of 256 tiles (a tile waits for its slot
+/// only when more than 1024 - 256 - 255 tiles are in flight: never here).
 constexpr onesweep_policy sm90_policy(int key_bytes) {
   switch (key_bytes) {
-    case 1: return {512, 16, 8, 256, 4, 10, 512, 5, 8192};
-    case 2: return {512, 16, 8, 256, 4, 10, 512, 5, 8192};
-    case 4: return {512, 15, 8, 256, 4, 10, 512, 5, 7680};
-    default: return {512, 10, 8, 256, 4, 10, 512, 5, 5120};
+    case 1: return {512, 16, 2, 8, 256, 4, 10, 256, 8, 8192};
+    case 2: return {512, 16, 2, 8, 256, 4, 10, 256, 8, 8192};
+    case 4: return {512, 15, 2, 8, 256, 4, 10, 256, 8, 7680};
+    default: return {512, 10, 2, 8, 256, 4, 10, 256, 8, 5120};
   }
+}
+
+/// An alternative sm_90 policy for 32-bit keys (keys only, 32-bit values),
+/// selected at run time with RADIX_CUDA_ALT_POLICY=1 for tuning experiments
+/// (NOTES.md): now ranking with __match_any_sync instead of ballots.
+constexpr onesweep_policy sm90_alt_policy(int key_bytes) {
+  onesweep_policy p = sm90_policy(key_bytes);
+  p.rank_match = true;
+  return p;
 }
 
 }  // namespace radix::cuda_detail

@@ -1,5 +1,5 @@
 // Tile loading: a warp reads its sub-tile of 32 x Items elements with 16-byte
-// loads into shared memory, then each lane takes its items in warp-striped
+// asynchronous copies (cp.async, global to shared without registers), then each lane takes its items in warp-striped
 // order (item i of lane l is element i*32 + l), the order the ranking needs
 // for stability. Partial sub-tiles and unaligned sources fall back to scalar
 // loads.
@@ -23,19 +23,17 @@ struct warp_load {
     const unsigned lane = lane_id();
     if constexpr (vectorizable) {
       if (valid >= elems && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
+        // 16-byte asynchronous copies global -> shared (no register staging)
         const uint4* s = reinterpret_cast<const uint4*>(src);
-        uint4* d = reinterpret_cast<uint4*>(warp_smem);
-        uint4 v[per_lane];
+        const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(warp_smem));
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
           const int idx = k * 32 + int(lane);
-          if (idx < vectors) v[k] = __ldg(s + idx);
+          if (idx < vectors)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d + unsigned(idx) * 16u), "l"(s + idx)
+                         : "memory");
         }
-#pragma unroll
-        for (int k = 0; k < per_lane; ++k) {
-          const int idx = k * 32 + int(lane);
-          if (idx < vectors) d[idx] = v[k];
-        }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
         __syncwarp();
 #pragma unroll
         for (int i = 0; i < Items; ++i) out[i] = warp_smem[i * 32 + lane];

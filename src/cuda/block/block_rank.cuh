@@ -1,7 +1,7 @@
 // Block-wide stable ranking of digits (warp-level multi-split).
 //
 // Each warp ranks its own 32 x Items keys, item by item: the lanes holding
-// the same digit find each other with one match instruction, the highest of
+// the same digit find each other with one ballot per digit bit, the highest of
 // them bumps the warp's counter for that digit (a shared atomic, so the
 // counters stay coherent between lanes without a warp barrier per item), and every lane's rank is the
 // counter before the bump plus the number of peers in lower lanes. Items are
@@ -11,14 +11,16 @@
 // Then, per digit: an exclusive scan over the warps (warp w's keys of digit d
 // go after those of warps < w) and an exclusive scan over digits gives each
 // key its position in the tile sorted by digit:
-//   local = digit_start[d] + warp_prefix[w][d] + rank_in_warp.
+//   local = digit_start[d] + warp_prefix[w][d] + rank_in_warp
+// (the first two summed once per digit and warp, kept in the warp counters).
 #pragma once
 #include "../common.cuh"
 #include "block_scan.cuh"
 
 namespace radix::cuda_detail {
 
-template <int Threads, int Items>
+/// Match = true finds peers with __match_any_sync instead of ballots.
+template <int Threads, int Items, bool Match = false>
 struct block_rank {
   static_assert(Threads % 32 == 0 && Threads >= radix_size, "one thread per digit needed");
   static constexpr int warps = Threads / 32;
@@ -39,17 +41,43 @@ struct block_rank {
     }
   }
 
+  /// Lanes of the warp whose digit equals this lane's: one ballot per digit
+  /// bit (plus one for "no digit"). Ballots run on the ALU; the match
+  /// instruction (__match_any_sync) is much slower on sm_90.
+  template <bool Partial>
+  __device__ __forceinline__ static unsigned peers_of(unsigned d) {
+    if constexpr (Match) return __match_any_sync(0xFFFFFFFFu, d);
+    // Branch-free over all 8 digit bits (and the "no digit" bit when the tile
+    // is partial): bits above a narrower digit are 0 in every lane, and their
+    // vote changes nothing.
+    unsigned peers = 0xFFFFFFFFu;
+#pragma unroll
+    for (int b = 0; b < (Partial ? max_radix_bits + 1 : max_radix_bits); ++b) {
+      const unsigned set = (d >> b) & 1u;
+      const unsigned vote = __ballot_sync(0xFFFFFFFFu, set);
+      peers &= ~(vote ^ (0u - set));  // keep lanes whose bit b equals ours
+    }
+    return peers;
+  }
+
   /// Ranks within the warp. digit[i] == no_digit marks an item that is not
-  /// counted (its rank is meaningless).
+  /// counted (its rank is meaningless). `bits`: the digit width.
   __device__ __forceinline__ static void rank_warp(const unsigned (&digit)[Items], unsigned (&rank)[Items],
-                                                   storage& s) {
+                                                   storage& s, int /*bits*/, bool partial = true) {
+    if (partial) rank_warp_impl<true>(digit, rank, s);
+    else rank_warp_impl<false>(digit, rank, s);
+  }
+
+  template <bool Partial>
+  __device__ __forceinline__ static void rank_warp_impl(const unsigned (&digit)[Items], unsigned (&rank)[Items],
+                                                        storage& s) {
     const unsigned warp = threadIdx.x / 32, lane = lane_id();
     unsigned* hist = s.warp_hist[warp];
     const unsigned lt = lanemask_lt();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const unsigned d = digit[i];
-      const unsigned peers = __match_any_sync(0xFFFFFFFFu, d);
+      const unsigned peers = peers_of<Partial>(d);
       const unsigned leader = 31u - __clz(peers);
       unsigned before = 0;
       if (lane == leader && d != no_digit) before = atomicAdd(hist + d, unsigned(__popc(peers)));
@@ -78,14 +106,19 @@ struct block_rank {
       on_count(count);
     }
     const unsigned start = scan::exclusive(count, s.scan_storage);
-    if (d < digits) s.digit_start[d] = start;
+    if (d < digits) {
+      s.digit_start[d] = start;
+      // fold the digit's start into the warp prefixes: one shared load per key later
+#pragma unroll
+      for (int w = 0; w < warps; ++w) s.warp_hist[w][d] += start;
+    }
     __syncthreads();
     return count;
   }
 
   /// Position in the digit-sorted tile of an item ranked by rank_warp.
   __device__ __forceinline__ static unsigned local_position(const storage& s, unsigned d, unsigned rank) {
-    return s.digit_start[d] + s.warp_hist[threadIdx.x / 32][d] + rank;
+    return s.warp_hist[threadIdx.x / 32][d] + rank;
   }
 };
 

@@ -12,26 +12,39 @@
 
 namespace radix::cuda_detail {
 
-template <class U, class V>
+template <class U, class V, int Alt = 0>
 struct onesweep_kernels {
-  static constexpr onesweep_policy pol = sm90_policy(int(sizeof(U)));
-  static constexpr int threads = pol.threads, items = pol.items;
+  static constexpr onesweep_policy pol = Alt ? sm90_alt_policy(int(sizeof(U))) : sm90_policy(int(sizeof(U)));
+  static constexpr int threads = pol.threads, items = pol.items, min_blocks = pol.min_blocks;
   static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
-  using scatter = scatter_agent<U, V, threads, items>;
+  static constexpr bool match = pol.rank_match;
+  using scatter = scatter_agent<U, V, threads, items, match>;
   using single = single_tile_agent<U, V, threads, items>;
 
-  /// Raises the shared-memory limits of the kernels (once per process).
-  static void prepare() {
+  static constexpr auto scatter_kernel = onesweep_scatter_kernel<U, V, threads, items, min_blocks, match>;
+  static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors>;
+  struct residency {
+    int scatter = 1, histogram = 1;  ///< blocks per SM
+  };
+
+  /// Raises the shared-memory limits of the kernels and finds how many
+  /// scatter blocks an SM holds (once per process). Returns that number.
+  static residency prepare() {
     static std::once_flag once;
     static cudaError_t status = cudaSuccess;
+    static int per_sm = 0, hist_per_sm = 0;
     std::call_once(once, [] {
-      status = cudaFuncSetAttribute(onesweep_scatter_kernel<U, V, threads, items>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
+      status = cudaFuncSetAttribute(scatter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
       if (status == cudaSuccess)
         status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
+      if (status == cudaSuccess)
+        status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scatter_kernel, threads, scatter::smem_bytes);
+      if (status == cudaSuccess)
+        status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hist_per_sm, histogram_kernel, hist_threads, 0);
     });
-    if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", __FILE__, __LINE__);
+    if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute / cudaOccupancyMaxActiveBlocksPerMultiprocessor", __FILE__, __LINE__);
+    return {per_sm < 1 ? 1 : per_sm, hist_per_sm < 1 ? 1 : hist_per_sm};
   }
 };
 
@@ -95,9 +108,26 @@ inline pass_list make_pass_list(int key_bits, int begin_bit, int end_bit, int di
   return l;
 }
 
+template <class U, class V, int Alt>
+void onesweep_run(const onesweep_job<U, V>& job);
+
+/// Alt = 1 (sm90_alt_policy) is not instantiated in production builds: it is
+/// a slot for A/B experiments (NOTES.md), compiled in only when
+/// RADIX_CUDA_ALT_POLICY_BUILD is defined, and then chosen at run time with
+/// RADIX_CUDA_ALT_POLICY=1 for 32-bit keys without values or with 32-bit ones.
 template <class U, class V>
 void onesweep_sort(const onesweep_job<U, V>& job) {
-  using K = onesweep_kernels<U, V>;
+#if defined(RADIX_CUDA_ALT_POLICY_BUILD)
+  if constexpr (sizeof(U) == 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) {
+    if (job.tuning.alt_policy) return onesweep_run<U, V, 1>(job);
+  }
+#endif
+  onesweep_run<U, V, 0>(job);
+}
+
+template <class U, class V, int Alt>
+void onesweep_run(const onesweep_job<U, V>& job) {
+  using K = onesweep_kernels<U, V, Alt>;
   const std::uint64_t n = job.n;
   if (n == 0) return;
   const ring_config& rc = job.tuning.ring;
@@ -106,7 +136,7 @@ void onesweep_sort(const onesweep_job<U, V>& job) {
     throw invalid_argument("radix: look-back ring of 2^" + std::to_string(rc.log2) + " tiles, limit " +
                            std::to_string(rc.lookback) + ", tail groups of 2^" + std::to_string(rc.tail_bits) +
                            " cannot work (need 1 <= L < 2^log2 and 2^log2 - L >= 2^tail_bits)");
-  K::prepare();
+  const auto resident = K::prepare();
   cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
   const int key_bits = int(sizeof(U)) * 8;
   const int end_bit = job.end_bit < 0 ? key_bits : job.end_bit;
@@ -149,8 +179,10 @@ void onesweep_sort(const onesweep_job<U, V>& job) {
   RADIX_CUDA_CHECK(cudaGetDevice(&dev));
   RADIX_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 
-  // 1. zero the control block and the ring
-  RADIX_CUDA_CHECK(cudaMemsetAsync(ws, 0, l.key_alt[0], stream));
+  // 1. zero the control block and the part of the ring this sort will use
+  const std::uint64_t ring_slots = std::min<std::uint64_t>(std::uint64_t(1) << job.tuning.ring.log2,
+                                                           tiles * std::uint64_t(passes.count));
+  RADIX_CUDA_CHECK(cudaMemsetAsync(ws, 0, l.ring + ring_slots * radix_size * sizeof(unsigned long long), stream));
 
   // 2. all-digit histogram, order check, device-side pass plan
   histogram_params<U> hp;
@@ -161,13 +193,14 @@ void onesweep_sort(const onesweep_job<U, V>& job) {
   hp.passes = passes;
   hp.ctl = p.ctl;
   constexpr std::uint64_t chunk = std::uint64_t(K::hist_threads) * K::hist_vectors * (16 / sizeof(U));
-  const std::uint64_t hist_grid = std::min<std::uint64_t>((n + chunk - 1) / chunk, std::uint64_t(sms) * 8);
-  onesweep_histogram_kernel<U, K::hist_threads, K::hist_vectors><<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
+  const std::uint64_t hist_grid = std::min<std::uint64_t>((n + chunk - 1) / chunk, std::uint64_t(sms) * resident.histogram);
+  K::histogram_kernel<<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
   RADIX_CUDA_CHECK_LAUNCH("radix onesweep_histogram_kernel");
 
-  // 3. one kernel per digit
+  // 3. one kernel per digit, a persistent grid taking tiles by ticket
+  const std::uint64_t scatter_grid = std::min<std::uint64_t>(tiles, std::uint64_t(sms) * resident.scatter);
   for (int ps = 0; ps < passes.count; ++ps) {
-    onesweep_scatter_kernel<U, V, K::threads, K::items><<<unsigned(tiles), K::threads, K::scatter::smem_bytes, stream>>>(
+    K::scatter_kernel<<<unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream>>>(
         p, ps, passes.shift[ps], passes.bits[ps], passes.bin_offset[ps]);
     RADIX_CUDA_CHECK_LAUNCH("radix onesweep_scatter_kernel");
   }

@@ -30,8 +30,14 @@ struct histogram_agent {
   static constexpr std::uint64_t chunk = std::uint64_t(Threads) * per_thread;
   using scan = block_scan<Threads, unsigned long long>;
 
+  /// Copies of the histogram: lane groups (lane / 4) % copies pick one, so
+  /// that lanes 4 apart (the same digit in sorted input) do not serialise
+  /// on one shared address. Each copy is padded by one word (other banks).
+  static constexpr int copies = 4;
+  static constexpr int copy_stride = max_bins + 1;
+
   struct storage {
-    unsigned hist[max_bins];
+    unsigned hist[copies * copy_stride];
     typename scan::storage scan_storage;
     bool trivial[max_passes];
     bool last;
@@ -49,7 +55,7 @@ struct histogram_agent {
   __device__ __forceinline__ void count(const U (&o)[N], int valid) {
     for (int ps = 0; ps < p.passes.count; ++ps) {
       const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
-      unsigned* h = s.hist + p.passes.bin_offset[ps];
+      unsigned* h = s.hist + ((threadIdx.x >> 2) % copies) * copy_stride + p.passes.bin_offset[ps];
       unsigned cur = core::digit_of<U>(o[0], shift, bits), run = 0;
 #pragma unroll
       for (int i = 0; i < N; ++i) {
@@ -68,7 +74,7 @@ struct histogram_agent {
   }
 
   __device__ void process() {
-    for (int i = threadIdx.x; i < p.passes.total_bins; i += Threads) s.hist[i] = 0;
+    for (int i = threadIdx.x; i < copies * copy_stride; i += Threads) s.hist[i] = 0;
     __syncthreads();
     const U* keys = p.keys;
     const std::uint64_t n = p.n;
@@ -86,12 +92,16 @@ struct histogram_agent {
         for (int k = 0; k < Vectors; ++k) {
           U raw[per_vec];
           memcpy(raw, &v[k], 16);
-          // Order check: each vector against the key before it.
+#pragma unroll
+          for (int j = 0; j < per_vec; ++j) o[k * per_vec + j] = ordered(raw[j]);
+          // Order check: each vector against the key before it (the last key of
+          // the lane before; lane 0 reads it from memory).
+          const U last = U(o[k * per_vec + per_vec - 1] & p.range_mask);
+          U prev = __shfl_up_sync(0xFFFFFFFFu, last, 1);
           const std::uint64_t first = base + (std::uint64_t(k) * Threads + threadIdx.x) * per_vec;
-          U prev = first ? masked(ld_nc(keys + first - 1)) : U(0);
+          if ((threadIdx.x & 31u) == 0) prev = first ? masked(ld_nc(keys + first - 1)) : U(0);
 #pragma unroll
           for (int j = 0; j < per_vec; ++j) {
-            o[k * per_vec + j] = ordered(raw[j]);
             const U m = U(o[k * per_vec + j] & p.range_mask);
             unsorted |= m < prev;
             prev = m;
@@ -119,7 +129,12 @@ struct histogram_agent {
     }
     if (__syncthreads_or(unsorted) && threadIdx.x == 0) atomicOr(&p.ctl->unsorted, 1u);
     for (int i = threadIdx.x; i < p.passes.total_bins; i += Threads)
-      if (s.hist[i]) atomicAdd(&p.ctl->counts[i], static_cast<unsigned long long>(s.hist[i]));
+    {
+      unsigned c = 0;
+#pragma unroll
+      for (int k = 0; k < copies; ++k) c += s.hist[k * copy_stride + i];
+      if (c) atomicAdd(&p.ctl->counts[i], static_cast<unsigned long long>(c));
+    }
 
     // The last block plans the passes.
     __threadfence();

@@ -13,11 +13,11 @@ __global__ void __launch_bounds__(Threads) onesweep_histogram_kernel(const histo
   agent{p, s}.process();
 }
 
-template <class U, class V, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass,
+template <class U, class V, int Threads, int Items, int MinBlocks, bool Match>
+__global__ void __launch_bounds__(Threads, MinBlocks) onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass,
                                                                    int shift, int bits, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
-  scatter_agent<U, V, Threads, Items>{p, pass, shift, bits, bin_offset, smem}.process();
+  scatter_agent<U, V, Threads, Items, Match>{p, pass, shift, bits, bin_offset, smem}.process();
 }
 
 template <class U, class V, int Threads, int Items>

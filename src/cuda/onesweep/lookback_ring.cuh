@@ -38,10 +38,14 @@ __device__ __forceinline__ unsigned long long* slot(unsigned long long* ring, un
 }
 
 /// Listing 3: one thread waits until tile `seq` may overwrite its slot.
-__device__ __forceinline__ void wait_for_slot(control* ctl, unsigned seq, const ring_config& c) {
+/// `known_done`: a tail value the caller has already seen (it only grows),
+/// which usually answers without a read.
+__device__ __forceinline__ void wait_for_slot(control* ctl, unsigned seq, const ring_config& c,
+                                              unsigned known_done = 0) {
   const unsigned size = 1u << c.log2;
   if (seq < size) return;  // first use of the slot (the ring was zeroed)
   const unsigned group = ~((1u << c.tail_bits) - 1);
+  if (seq < (known_done & group) + size - c.lookback) return;
   while (true) {
     const unsigned done = ld_acquire(&ctl->tail) & group;
     if (seq < done + size - c.lookback) break;
@@ -50,12 +54,15 @@ __device__ __forceinline__ void wait_for_slot(control* ctl, unsigned seq, const 
 }
 
 /// Listing 2: one thread reports that tile `seq` is done with the ring
-/// (after a __syncthreads that follows the block's last ring read).
-__device__ __forceinline__ void advance_tail(control* ctl, unsigned seq, const ring_config& c) {
+/// (after a __syncthreads that follows the block's last ring read). Returns
+/// the tail it saw (a hint for wait_for_slot).
+__device__ __forceinline__ unsigned advance_tail(control* ctl, unsigned seq, const ring_config& c) {
   const unsigned group = ~((1u << c.tail_bits) - 1);
-  while ((ld_acquire(&ctl->tail) & group) != (seq & group)) __nanosleep(32);
+  unsigned t;
+  while (((t = ld_acquire(&ctl->tail)) & group) != (seq & group)) __nanosleep(32);
   __threadfence();
-  atomicAdd(&ctl->tail, 1u);
+  atomicAdd(&ctl->tail, 1u);  // result unused: a fire-and-forget reduction
+  return t;
 }
 
 __device__ __forceinline__ void publish(unsigned long long* my_slot, unsigned seq, unsigned d, unsigned flag,
@@ -65,22 +72,36 @@ __device__ __forceinline__ void publish(unsigned long long* my_slot, unsigned se
 
 /// Sum of digit d's counts over the tiles before tile `tile` of this pass
 /// (tile seq is its ticket), plus the inclusive prefix of the nearest one
-/// that has it: the digit's global start for this tile.
+/// that has it: the digit's global start for this tile. Reads up to
+/// `batch` predecessors at once (independent loads), then walks them in order.
+template <int Batch = 8>
 __device__ __forceinline__ unsigned long long look_back(unsigned long long* ring, unsigned seq, unsigned tile,
                                                         unsigned d, const ring_config& c) {
   unsigned long long sum = 0;
-  unsigned back = 1;  // predecessor distance
+  unsigned back = 1;  // distance of the nearest predecessor not yet summed
+  const unsigned limit = tile < c.lookback ? tile : c.lookback;  // never past tile 0 or L
   while (true) {
-    const unsigned s = seq - back;
-    const unsigned long long e = ld_relaxed(slot(ring, s, c) + d);
-    const unsigned flag = flag_of(e);
-    if (flag == 0 || tag_of(e) != ((s >> c.log2) & tag_mask)) continue;  // not published yet
-    if (flag == flag_prefix) return sum + value_of(e);
-    // An aggregate: use it and go further back, unless that would pass the
-    // limit L (or tile 0, which always publishes a prefix): then wait here.
-    if (back >= c.lookback || back >= tile) continue;
-    sum += value_of(e);
-    ++back;
+    unsigned long long e[Batch];
+#pragma unroll
+    for (int b = 0; b < Batch; ++b) {
+      const unsigned dist = back + b;
+      e[b] = dist <= limit ? ld_relaxed(slot(ring, seq - dist, c) + d) : 0ull;
+    }
+    const unsigned first = back;
+#pragma unroll
+    for (int b = 0; b < Batch; ++b) {
+      const unsigned dist = first + b;
+      if (dist > limit) break;
+      const unsigned s = seq - dist;
+      const unsigned flag = flag_of(e[b]);
+      if (flag == 0 || tag_of(e[b]) != ((s >> c.log2) & tag_mask)) break;  // not published yet: reload from here
+      if (flag == flag_prefix) return sum + value_of(e[b]);
+      // An aggregate: use it and go further back, unless that is the limit
+      // (L, or tile 0, which always publishes a prefix): then wait on it.
+      if (dist == limit) break;
+      sum += value_of(e[b]);
+      back = dist + 1;
+    }
   }
 }
 

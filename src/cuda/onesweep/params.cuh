@@ -28,12 +28,11 @@ struct pass_list {
 
 /// Head of the workspace; zeroed (with the ring) before each sort.
 struct control {
-  unsigned ticket;     ///< tile tickets, monotonic over all passes of the sort
-  unsigned tail;       ///< tail iterator of the look-back ring (seed 004, listing 2)
+  unsigned tail;       ///< tail iterator of the look-back ring (seed 004, listing 2), over all passes
   unsigned hist_done;  ///< histogram blocks finished (the last one plans)
   unsigned unsorted;   ///< some key is smaller than its predecessor
   int eff_passes;      ///< passes that really run (k)
-  int pad_[3];
+  unsigned ticket[max_passes];  ///< tile tickets of the e-th pass that runs
   int pass_eff[max_passes];  ///< pass p is the pass_eff[p]-th to run, or -1: skipped
   unsigned long long counts[max_bins];   ///< global digit counts
   unsigned long long offsets[max_bins];  ///< exclusive prefix of counts, per pass
@@ -42,8 +41,8 @@ struct control {
 /// Look-back ring geometry (run-time so that tests can force a tiny ring).
 struct ring_config {
   unsigned log2 = 10;        ///< 2^log2 tiles in the ring
-  unsigned lookback = 512;   ///< L
-  unsigned tail_bits = 5;    ///< out-of-order group of 2^tail_bits tiles
+  unsigned lookback = 256;   ///< L
+  unsigned tail_bits = 8;    ///< out-of-order group of 2^tail_bits tiles
 };
 
 template <class U, class V>
@@ -83,8 +82,9 @@ struct pass_buffers {
       b.vsrc = even ? p.values : p.value_alt;
       b.vdst = even ? p.value_alt : p.values;
     } else {
-      b.ksrc = e == 0 ? p.keys : p.key_alt[(e - 1) & 1];
-      b.kdst = e == k - 1 ? nullptr : p.key_alt[e & 1];
+      // (no run-time index into the parameter array: that would copy it to local memory)
+      b.ksrc = e == 0 ? p.keys : (((e - 1) & 1) ? p.key_alt[1] : p.key_alt[0]);
+      b.kdst = e == k - 1 ? nullptr : ((e & 1) ? p.key_alt[1] : p.key_alt[0]);
       auto idx = [&](int pass) { return ((k - 1 - pass) & 1) == 0 ? p.values : p.value_alt; };
       b.vsrc = e == 0 ? nullptr : idx(e - 1);
       b.vdst = idx(e);

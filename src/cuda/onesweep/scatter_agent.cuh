@@ -2,7 +2,10 @@
 //
 //   ticket   take the next tile index from an atomic counter, so every tile
 //            before this one is already running (the look-back cannot wait on
-//            a tile that has not started); wait until the ring slot is free
+//            a tile that has not started); wait until the ring slot is free.
+//            Blocks are persistent (a grid the GPU holds at once): they take
+//            tickets until the pass is done, so a skipped pass costs one short
+//            launch and no block-scheduling churn
 //   load     the tile's keys, 16-byte loads, warp-striped
 //   rank     stable ranks within the tile (warp-level multi-split)
 //   publish  the tile's digit counts to the ring (flag `aggregate`)
@@ -26,25 +29,26 @@
 
 namespace radix::cuda_detail {
 
-template <class U, class V, int Threads, int Items>
+template <class U, class V, int Threads, int Items, bool Match = false>
 struct scatter_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
   static constexpr int warp_tile = 32 * Items;
-  using rank_t = block_rank<Threads, Items>;
+  using rank_t = block_rank<Threads, Items, Match>;
   using load_t = warp_load<U, Items>;
 
   struct storage {
     typename rank_t::storage rank;
     long long shift[radix_size];  ///< global position - tile position, per digit
-    unsigned seq;
+    int shift32[radix_size];      ///< the same when n < 2^31 (one bank access instead of two)
+    unsigned seq[2];  ///< this tile's and the next tile's ticket (by iteration parity)
   };
   /// Dynamic shared memory: storage, then tile keys, then tile values.
   static constexpr std::size_t keys_offset = (sizeof(storage) + 15) / 16 * 16;
   static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
   static constexpr std::size_t smem_bytes = values_offset + (has_values ? sizeof(V) * tile : 0);
 
-  const onesweep_params<U, V>& p;
+  const onesweep_params<U, V> p;  ///< a copy: a reference to a kernel parameter would live in local memory
   int pass;  ///< index into the pass list
   int shift_bits, digit_bits, bin_offset;
   unsigned char* smem;
@@ -56,25 +60,43 @@ struct scatter_agent {
     return core::digit_of<U>(p.codec(key), shift_bits, digit_bits);
   }
 
+  /// Persistent: the block takes tiles by ticket until the pass is done. The
+  /// next tile's ticket is taken while the current one scatters (s.seq is
+  /// double-buffered by iteration parity), so no warp waits on the atomic.
   __device__ void process() {
     control* ctl = p.ctl;
     const int e = ctl->pass_eff[pass];  // written by an earlier kernel
     if (e < 0) return;
     const int k = ctl->eff_passes;
     const auto buf = pass_buffers<U, V>::pick(p, e, k);
+    const unsigned first_seq = unsigned(e) * p.num_tiles;
     storage& s = st();
-    const int digits = 1 << digit_bits;
-
-    // ticket
-    if (threadIdx.x == 0) {
-      const unsigned seq = atomicAdd(&ctl->ticket, 1u);
-      ring::wait_for_slot(ctl, seq, p.ring_cfg);
-      s.seq = seq;
+    if (threadIdx.x == 0) s.seq[0] = take_ticket(ctl, e, first_seq);
+    for (unsigned it = 0;; ++it) {
+      // __syncthreads() is an *aligned* barrier: a warp must reach it
+      // converged, or the hardware may count the whole warp as arrived while
+      // a lane still spins. Reconverge after every divergent spin.
+      __syncwarp();
+      __syncthreads();  // also ends the previous tile's use of shared memory
+      const unsigned tile_idx = s.seq[it & 1];
+      if (tile_idx >= p.num_tiles) return;
+      process_tile(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1]);
     }
+  }
+
+  /// Thread 0: the next tile index of pass e, once its ring slot is free.
+  __device__ __forceinline__ unsigned take_ticket(control* ctl, int e, unsigned first_seq) const {
+    const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
+    if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg);
+    return t;
+  }
+
+  __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
+                                               unsigned first_seq, unsigned& next_ticket) {
+    storage& s = st();
+    control* ctl = p.ctl;
+    const int digits = 1 << digit_bits;
     rank_t::clear(s.rank, digits);
-    __syncthreads();
-    const unsigned seq = s.seq;
-    const unsigned tile_idx = seq - unsigned(e) * p.num_tiles;
     const std::uint64_t base = std::uint64_t(tile_idx) * tile;
     const int valid = p.n - base < std::uint64_t(tile) ? int(p.n - base) : tile;
 
@@ -83,13 +105,19 @@ struct scatter_agent {
     const int warp_base = int(warp) * warp_tile;
     U keys[Items];
     load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    __syncthreads();  // counters cleared
 
-    // rank
-    unsigned dig[Items], rank[Items];
+    // rank (digit and rank share a register: rank << 16 | digit)
+    unsigned dr[Items];
+    {
+      unsigned dig[Items], rank[Items];
 #pragma unroll
-    for (int i = 0; i < Items; ++i)
-      dig[i] = warp_base + i * 32 + int(lane) < valid ? digit(keys[i]) : rank_t::no_digit;
-    rank_t::rank_warp(dig, rank, s.rank);
+      for (int i = 0; i < Items; ++i)
+        dig[i] = warp_base + i * 32 + int(lane) < valid ? digit(keys[i]) : rank_t::no_digit;
+      rank_t::rank_warp(dig, rank, s.rank, digit_bits, valid < tile);
+#pragma unroll
+      for (int i = 0; i < Items; ++i) dr[i] = (rank[i] << 16) | dig[i];
+    }
     __syncthreads();
 
     // publish the tile's counts (tile 0 knows its prefix: the digit's global start)
@@ -103,21 +131,15 @@ struct scatter_agent {
     });
 
     // stage keys and values in digit order
-    unsigned pos[Items];
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      pos[i] = dig[i] != rank_t::no_digit ? rank_t::local_position(s.rank, dig[i], rank[i]) : 0u;
-      if (dig[i] != rank_t::no_digit) tile_keys()[pos[i]] = keys[i];
-    }
-    if constexpr (has_values) {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        if (dig[i] != rank_t::no_digit) {
+      const unsigned dg = dr[i] & 0xFFFFu;
+      if (dg != rank_t::no_digit) {
+        const unsigned pos = rank_t::local_position(s.rank, dg, dr[i] >> 16);
+        tile_keys()[pos] = keys[i];
+        if constexpr (has_values) {
           const std::uint64_t src = base + warp_base + i * 32 + lane;
-          V v;
-          if (buf.vsrc) v = ld_nc(buf.vsrc + src);
-          else v = index_value<V>(src);  // argsort: the index, generated here
-          tile_values()[pos[i]] = v;
+          tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
         }
       }
     }
@@ -132,17 +154,37 @@ struct scatter_agent {
         ring::publish(my_slot, seq, d, ring::flag_prefix, start + count, p.ring_cfg);
       }
       s.shift[d] = static_cast<long long>(start) - static_cast<long long>(s.rank.digit_start[d]);
+      s.shift32[d] = static_cast<int>(s.shift[d]);
     }
+    __syncwarp();  // reconverge the look-back's spinning lanes before the barrier
     __syncthreads();
-    if (threadIdx.x == 0) ring::advance_tail(ctl, seq, p.ring_cfg);
+    if (threadIdx.x == 0) {
+      // next ticket first (its round trip overlaps the tail's), then the tail
+      const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
+      const unsigned seen = ring::advance_tail(ctl, seq, p.ring_cfg);
+      if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, seen);
+      next_ticket = t;
+    }
+    __syncwarp();  // warp 0 waits for its lane 0 here, not at a later barrier
 
     // scatter
+    if (p.n < (std::uint64_t(1) << 31)) {
+      scatter<true>(buf, valid);
+    } else {
+      scatter<false>(buf, valid);
+    }
+  }
+
+  template <bool Small>
+  __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid) {
+    storage& s = st();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const int j = i * Threads + int(threadIdx.x);
       if (j < valid) {
         const U key = tile_keys()[j];
-        const std::uint64_t dst = static_cast<std::uint64_t>(s.shift[digit(key)] + j);
+        const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[digit(key)] + j))
+                                        : static_cast<std::uint64_t>(s.shift[digit(key)] + j);
         if (buf.kdst) buf.kdst[dst] = key;
         if constexpr (has_values) buf.vdst[dst] = tile_values()[j];
       }

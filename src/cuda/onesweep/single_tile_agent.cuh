@@ -95,7 +95,7 @@ struct single_tile_agent {
       for (int i = 0; i < Items; ++i)
         dig[i] = warp_base + i * 32 + int(lane) < valid ? core::digit_of<U>(p.codec(keys[i]), pass.shift, pass.bits)
                                                          : rank_t::no_digit;
-      rank_t::rank_warp(dig, rank, s.rank);
+      rank_t::rank_warp(dig, rank, s.rank, pass.bits);
       __syncthreads();
       rank_t::scan_digits(s.rank, 1 << pass.bits, [](unsigned) {});
 #pragma unroll

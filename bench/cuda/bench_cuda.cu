@@ -1,0 +1,273 @@
+// radix_cuda_bench: the CUDA engine against cub::DeviceRadixSort (DoubleBuffer
+// API) and thrust::sort in one process, on the same inputs (restored from a
+// pristine copy before every timed run, outside the timed region), timed with
+// CUDA events, median of >= 20 runs after warm-up. Prints a markdown table.
+//
+//   radix_cuda_bench [--quick] [--reps N] [--only SUBSTRING] [--log2 N]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "peers_cub.hpp"
+#include "radix/cuda.hpp"
+
+#define CU(call)                                                                                          \
+  do {                                                                                                    \
+    cudaError_t e_ = (call);                                                                              \
+    if (e_ != cudaSuccess) {                                                                              \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #call); \
+      std::exit(2);                                                                                       \
+    }                                                                                                     \
+  } while (0)
+
+namespace {
+
+constexpr double copy_bytes_per_s = 2.96e12;  // design.md: H100 device-to-device copy, read + write counted
+int g_reps = 25;
+std::string g_only;
+int g_log2 = -1;  // --log2 N: only rows of 2^N elements
+
+enum class gen { random, presorted, low16, low10, floats };
+
+__device__ std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+template <class K>
+__global__ void fill_keys(K* k, std::uint64_t n, gen g, std::uint64_t seed) {
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
+    const std::uint64_t r = mix(i * 0x9E3779B97F4A7C15ull + seed);
+    if constexpr (std::is_same_v<K, float>) {
+      k[i] = float(double(std::int64_t(r >> 11)) / double(1ull << 52) - 1.0) * 1000.0f;
+    } else {
+      K v;
+      switch (g) {
+        case gen::presorted: v = K((__uint128_t(i) << (sizeof(K) * 8)) / n); break;
+        case gen::low16: v = K(r & 0xFFFF); break;
+        case gen::low10: v = K(r & 0x3FF); break;
+        default: v = K(r); break;
+      }
+      k[i] = v;
+    }
+  }
+}
+template <class V>
+__global__ void fill_vals(V* v, std::uint64_t n) {
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
+    v[i] = V(mix(i + 99));
+}
+template <class T>
+__global__ void count_diff(const T* a, const T* b, std::uint64_t n, unsigned long long* diff) {
+  unsigned long long d = 0;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
+  {
+    const unsigned char* x = reinterpret_cast<const unsigned char*>(a + i);
+    const unsigned char* y = reinterpret_cast<const unsigned char*>(b + i);
+    bool same = true;
+    for (unsigned k = 0; k < sizeof(T); ++k) same &= x[k] == y[k];
+    d += !same;
+  }
+  if (d) atomicAdd(diff, d);
+}
+
+template <class T>
+T* dalloc(std::uint64_t n) {
+  T* p = nullptr;
+  if (n) CU(cudaMalloc(&p, n * sizeof(T)));
+  return p;
+}
+
+struct timer {
+  cudaStream_t s;
+  cudaEvent_t a, b;
+  explicit timer(cudaStream_t st) : s(st) {
+    CU(cudaEventCreate(&a));
+    CU(cudaEventCreate(&b));
+  }
+  ~timer() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  /// Median ms of `reps` runs of f, each after restore(); 3 warm-ups.
+  double median(const std::function<void()>& restore, const std::function<void()>& f) {
+    std::vector<float> t;
+    for (int r = 0; r < g_reps + 3; ++r) {
+      restore();
+      CU(cudaEventRecord(a, s));
+      f();
+      CU(cudaEventRecord(b, s));
+      CU(cudaEventSynchronize(b));
+      CU(cudaGetLastError());
+      float ms = 0;
+      CU(cudaEventElapsedTime(&ms, a, b));
+      if (r >= 3) t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+};
+
+struct row {
+  std::string name;
+  std::uint64_t n;
+  double ours, cub, thrust;
+  int passes;  // passes the input really needs (floor)
+  std::size_t key_bytes, value_bytes;
+  std::size_t ours_ws, ours_extra, cub_temp;
+  bool match;
+};
+std::vector<row> g_rows;
+
+template <class K, class V>
+void run_case(const std::string& name, std::uint64_t n, gen g, int end_bit, int passes, cudaStream_t s) {
+  if (!g_only.empty() && name.find(g_only) == std::string::npos) return;
+  if (g_log2 >= 0 && n != (1ull << g_log2)) return;
+  constexpr bool pairs = !std::is_same_v<V, peers::none>;
+  using VV = std::conditional_t<pairs, V, std::uint32_t>;
+  K* pk = dalloc<K>(n);
+  K* wk = dalloc<K>(n);
+  K* ak = dalloc<K>(n);
+  K* ck = dalloc<K>(n);
+  VV* pv = pairs ? dalloc<VV>(n) : nullptr;
+  VV* wv = pairs ? dalloc<VV>(n) : nullptr;
+  VV* av = pairs ? dalloc<VV>(n) : nullptr;
+  VV* cv = pairs ? dalloc<VV>(n) : nullptr;
+  fill_keys<K><<<2048, 256, 0, s>>>(pk, n, g, 12345);
+  if (pairs) fill_vals<VV><<<2048, 256, 0, s>>>(pv, n);
+  CU(cudaGetLastError());
+
+  radix::options o;
+  o.end_bit = end_bit;
+  const int cub_end = end_bit < 0 ? int(sizeof(K) * 8) : end_bit;
+  std::size_t ws_bytes;
+  if constexpr (pairs) ws_bytes = radix::cuda::sort_pairs_workspace_bytes<K, VV>(n, o);
+  else ws_bytes = radix::cuda::sort_keys_workspace_bytes<K>(n, o);
+  void* ws = nullptr;
+  if (ws_bytes) CU(cudaMalloc(&ws, ws_bytes));
+  const std::size_t cub_bytes = peers::cub_temp_bytes<K, V>(n, 0, cub_end);
+  void* ct = nullptr;
+  CU(cudaMalloc(&ct, std::max<std::size_t>(cub_bytes, 1)));
+
+  auto restore = [&] {
+    CU(cudaMemcpyAsync(wk, pk, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
+    if (pairs) CU(cudaMemcpyAsync(wv, pv, n * sizeof(VV), cudaMemcpyDeviceToDevice, s));
+  };
+  timer t(s);
+  auto ours = [&] {
+    if constexpr (pairs) radix::cuda::sort_pairs(wk, wv, n, ws, ws_bytes, s, o);
+    else radix::cuda::sort_keys(wk, n, ws, ws_bytes, s, o);
+  };
+  int sel = 0;
+  auto cub = [&] { sel = peers::cub_sort<K, V>(wk, ak, (V*)wv, (V*)av, n, 0, cub_end, ct, cub_bytes, s); };
+  auto thr = [&] { peers::thrust_sort<K, V>(wk, (V*)wv, n, s); };
+
+  row r{name, n, 0, 0, 0, passes, sizeof(K), pairs ? sizeof(VV) : 0, ws_bytes, 0, cub_bytes, true};
+  r.ours_extra = ws_bytes - std::min<std::size_t>(ws_bytes, n * (sizeof(K) + r.value_bytes));
+  r.ours = t.median(restore, ours);
+  // keep our result, compare with CUB's
+  CU(cudaMemcpyAsync(ck, wk, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
+  if (pairs) CU(cudaMemcpyAsync(cv, wv, n * sizeof(VV), cudaMemcpyDeviceToDevice, s));
+  r.cub = t.median(restore, cub);
+  unsigned long long* diff = dalloc<unsigned long long>(1);
+  CU(cudaMemsetAsync(diff, 0, 8, s));
+  count_diff<K><<<1024, 256, 0, s>>>(sel ? ak : wk, ck, n, diff);
+  if (pairs) count_diff<VV><<<1024, 256, 0, s>>>(sel ? av : wv, cv, n, diff);
+  unsigned long long nd = 0;
+  CU(cudaMemcpyAsync(&nd, diff, 8, cudaMemcpyDeviceToHost, s));
+  CU(cudaStreamSynchronize(s));
+  r.match = nd == 0;
+  r.thrust = t.median(restore, thr);
+  g_rows.push_back(r);
+  std::fprintf(stderr, "  %-28s n=2^%.2f ours %.4f ms  cub %.4f ms  thrust %.4f ms  %s\n", name.c_str(),
+               std::log2(double(n)), r.ours, r.cub, r.thrust, r.match ? "same result" : "RESULTS DIFFER");
+  for (void* p : {(void*)pk, (void*)wk, (void*)ak, (void*)ck, (void*)pv, (void*)wv, (void*)av, (void*)cv, ws, ct,
+                  (void*)diff})
+    if (p) CU(cudaFree(p));
+}
+
+std::string mb(std::size_t b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f MB", double(b) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string cmd;
+  for (int i = 0; i < argc; ++i) cmd += std::string(i ? " " : "") + argv[i];
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--reps" && i + 1 < argc) g_reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
+    else if (a == "--log2" && i + 1 < argc) g_log2 = std::atoi(argv[++i]);
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("SKIPPED: no CUDA device visible\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  CU(cudaGetDeviceProperties(&prop, 0));
+  int drv = 0, rtv = 0;
+  CU(cudaDriverGetVersion(&drv));
+  CU(cudaRuntimeGetVersion(&rtv));
+  cudaStream_t s;
+  CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+  using u32 = std::uint32_t;
+  using u64 = std::uint64_t;
+  using none = peers::none;
+  const int max_log = quick ? 26 : 30;
+  for (int lg = 16; lg <= max_log; lg += 2) run_case<u32, none>("u32 keys", 1ull << lg, gen::random, -1, 4, s);
+  const u64 big = quick ? (1ull << 24) : (1ull << 28);
+  run_case<float, none>("f32 keys", big, gen::floats, -1, 4, s);
+  run_case<u32, u32>("u32/u32 pairs", big, gen::random, -1, 4, s);
+  run_case<u64, none>("u64 keys", big / 2, gen::random, -1, 8, s);
+  run_case<u64, u32>("u64/u32 pairs", big / 2, gen::random, -1, 8, s);
+  run_case<u32, none>("presorted u32 keys", big, gen::presorted, -1, 0, s);
+  run_case<u32, none>("u32 keys, low 16 bits random", big, gen::low16, -1, 2, s);
+  run_case<u32, u32>("10-bit keys end_bit=10, pairs", quick ? (1ull << 20) : (1ull << 23), gen::low10, 10, 2, s);
+
+  std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::printf("# radix CUDA engine vs CUB and Thrust\n\n");
+  std::printf("- device: %s, %d SMs, %.0f MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
+  std::printf("- driver API %d.%d, runtime %d.%d, CUB %s, Thrust %s\n", drv / 1000, drv % 1000 / 10, rtv / 1000,
+              rtv % 1000 / 10, peers::cub_version().c_str(), peers::thrust_version().c_str());
+  std::printf("- date: %s\n- command: `%s`\n", date, cmd.c_str());
+  std::printf("- engine: %s\n", radix::cuda::engine_info().c_str());
+  std::printf("- median of %d runs after 3 warm-ups, CUDA events; input restored before each run (not timed)\n",
+              g_reps);
+  std::printf("- floor: bytes the plan must move (one key read for the histogram, then a read and a write of keys and "
+              "values per pass that the input needs) at %.2f TB/s (design.md)\n\n",
+              copy_bytes_per_s / 1e12);
+  std::printf("| case | n | radix ms | GKeys/s | CUB ms | Thrust ms | CUB / radix | floor ms | of floor | radix scratch beyond alternates | radix workspace | CUB temp | same as CUB |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const row& r : g_rows) {
+    const double bytes = double(r.n) * r.key_bytes + double(r.passes) * 2.0 * double(r.n) * (r.key_bytes + r.value_bytes);
+    const double floor_ms = bytes / copy_bytes_per_s * 1e3;
+    char nbuf[32];
+    std::snprintf(nbuf, sizeof nbuf, "2^%d", int(std::lround(std::log2(double(r.n)))));
+    std::printf("| %s | %s | %.3f | %.2f | %.3f | %.3f | %.2fx | %.3f | %.0f%% | %s | %s | %s | %s |\n", r.name.c_str(),
+                nbuf, r.ours, double(r.n) / r.ours / 1e6, r.cub, r.thrust, r.cub / r.ours, floor_ms,
+                100.0 * floor_ms / r.ours, mb(r.ours_extra).c_str(), mb(r.ours_ws).c_str(), mb(r.cub_temp).c_str(),
+                r.match ? "yes" : "NO");
+  }
+  bool ok = true;
+  for (const row& r : g_rows) ok &= r.match;
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,29 @@
+// GPU peers of the CUDA benchmark: cub::DeviceRadixSort (DoubleBuffer API)
+// and thrust::sort / sort_by_key. Compiled in their own translation unit.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace peers {
+
+std::string cub_version();
+std::string thrust_version();
+
+/// CUB with DoubleBuffer: temp bytes for the sort (the alternate buffers are
+/// the caller's and not counted).
+template <class K, class V>
+std::size_t cub_temp_bytes(std::uint64_t n, int begin_bit, int end_bit);
+/// Sorts with CUB; returns the buffer that holds the result (0: primary, 1: alternate).
+template <class K, class V>
+int cub_sort(K* keys, K* keys_alt, V* vals, V* vals_alt, std::uint64_t n, int begin_bit, int end_bit, void* temp,
+             std::size_t temp_bytes, cudaStream_t s);
+
+template <class K, class V>
+void thrust_sort(K* keys, V* vals, std::uint64_t n, cudaStream_t s);
+
+struct none {};
+
+}  // namespace peers

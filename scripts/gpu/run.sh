@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The one project script for the GPU machine: build with -arch=sm_90, run the
+# CUDA tests and the conformance suite on the CUDA engine, compute-sanitizer
+# (memcheck, racecheck, synccheck) over small cases of every kernel, and the
+# benchmark. Logs go to $OUT (default ./out).
+#
+#   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench
+#                                     (default: build test conformance sanitize large bench)
+#
+# Where GoogleTest is not installed (the device image), the conformance suite
+# builds it from a copy of its sources at build-gtest-src/ (ignored by git;
+# carry it: cp -r /usr/src/googletest build-gtest-src).
+set -u -o pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT"
+B=${BUILD_DIR:-build-gpu}
+STAGES=("$@")
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build test conformance sanitize large bench)
+has() { local s; for s in "${STAGES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+SUMMARY="$OUT/summary.txt"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+JOBS=$(nproc)
+
+note "== radix GPU run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
+nvcc --version | tail -2 | tee -a "$SUMMARY"
+
+if has build; then
+  # Until the lead wires them in: the device copy adds the subdirectories.
+  grep -q 'add_subdirectory(cuda)' tests/CMakeLists.txt ||
+    printf '\nif(RADIX_ENABLE_CUDA)\n  add_subdirectory(cuda)\nendif()\n' >> tests/CMakeLists.txt
+  grep -q 'add_subdirectory(cuda)' bench/CMakeLists.txt ||
+    printf '\nif(RADIX_ENABLE_CUDA)\n  add_subdirectory(cuda)\nendif()\n' >> bench/CMakeLists.txt
+  PREFIX=""
+  if ! ls /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake /usr/local/lib/cmake/GTest/GTestConfig.cmake >/dev/null 2>&1; then
+    if [ -d build-gtest-src ]; then
+      note "-- GoogleTest not installed: building it from build-gtest-src"
+      cmake -S build-gtest-src -B /tmp/gtest-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF \
+        -DCMAKE_INSTALL_PREFIX=/tmp/gtest > "$OUT/build.log" 2>&1 &&
+        cmake --build /tmp/gtest-build -j"$JOBS" >> "$OUT/build.log" 2>&1 &&
+        cmake --install /tmp/gtest-build >> "$OUT/build.log" 2>&1
+      PREFIX="-DCMAKE_PREFIX_PATH=/tmp/gtest"
+    else
+      note "-- GoogleTest not installed and build-gtest-src missing: conformance suite not built"
+    fi
+  fi
+  t0=$(date +%s)
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DRADIX_ENABLE_CUDA=ON \
+    -DRADIX_BUILD_TOOLS=OFF -DRADIX_BUILD_EXAMPLES=OFF $PREFIX >> "$OUT/build.log" 2>&1 ||
+    note "-- configure FAILED (see build.log)"
+  # Our targets first (so that a broken peer target elsewhere does not stop them).
+  for t in radix radix_cuda_tests radix_cuda_bench; do
+    cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/build.log" 2>&1 || note "-- build of $t FAILED"
+  done
+  [ "${MINE_ONLY:-0}" = 1 ] || cmake --build "$B" -j"$JOBS" >> "$OUT/build.log" 2>&1 ||
+    note "-- full build had failures (see build.log)"
+  note "-- build: $(( $(date +%s) - t0 )) s"
+fi
+
+TESTS="$B/tests/cuda/radix_cuda_tests"
+BENCH="$B/bench/cuda/radix_cuda_bench"
+
+if has test; then
+  t0=$(date +%s)
+  "$TESTS" > "$OUT/tests.log" 2>&1
+  note "-- radix_cuda_tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -1 "$OUT/tests.log")"
+  grep -E "FAIL|CHECK failed|exception" "$OUT/tests.log" | head -20 | tee -a "$SUMMARY"
+fi
+
+if has conformance; then
+  t0=$(date +%s)
+  (cd "$B" && ctest -L gpu -LE large --output-on-failure --timeout 900) > "$OUT/conformance.log" 2>&1
+  note "-- ctest -L gpu -LE large: exit $? ($(( $(date +%s) - t0 )) s)"
+  grep -E "tests passed|tests failed|Failed|Not Run|Skipped|\*\*\*" "$OUT/conformance.log" | head -30 | tee -a "$SUMMARY"
+fi
+
+if has sanitize; then
+  : > "$OUT/sanitizer.log"
+  for tool in memcheck racecheck synccheck; do
+    t0=$(date +%s)
+    timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $tool --error-exitcode 99 "$TESTS" ${SAN_CASE:---small} >> "$OUT/sanitizer.log" 2>&1
+    rc=$?
+    note "-- compute-sanitizer --tool $tool radix_cuda_tests --small: exit $rc ($(( $(date +%s) - t0 )) s)"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race reported|Barrier error" "$OUT/sanitizer.log" | tail -3 | tee -a "$SUMMARY"
+  done
+fi
+
+if has large; then
+  t0=$(date +%s)
+  "$TESTS" --large > "$OUT/large.log" 2>&1
+  note "-- radix_cuda_tests --large: exit $? ($(( $(date +%s) - t0 )) s): $(tail -1 "$OUT/large.log")"
+fi
+
+if has bench || has quickbench; then
+  t0=$(date +%s)
+  ARGS=()
+  has quickbench && ARGS=(--quick)
+  "$BENCH" "${ARGS[@]}" ${BENCH_ARGS:-} > "$OUT/bench.md" 2> "$OUT/bench.log"
+  note "-- radix_cuda_bench ${ARGS[*]} ${BENCH_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s)"
+  cat "$OUT/bench.md"
+fi
+if has altbench; then
+  # Tuning experiment: the alternative sm_90 policy for 32-bit keys (policy.hpp).
+  RADIX_CUDA_ALT_POLICY=1 "$BENCH" --only u32 ${BENCH_ARGS:-} > "$OUT/bench_alt.md" 2>> "$OUT/bench.log"
+  note "-- RADIX_CUDA_ALT_POLICY=1 radix_cuda_bench --only u32: exit $?"
+  grep "^| " "$OUT/bench_alt.md"
+fi
+note "== done $(date -u '+%H:%M:%S UTC')"
