@@ -2,6 +2,10 @@
 // the per-width instantiation files lsd_k1/2/4/8.cpp.
 #pragma once
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <atomic>
 #include <bit>
 #include <memory>
@@ -32,6 +36,31 @@ inline void stream_line(void* dst, const void* src) {
   std::memcpy(dst, src, 64);
 #endif
 }
+/// memcpy for a large block that will not be read again soon: the aligned
+/// middle goes out with streaming stores (no read-for-ownership of the
+/// destination), the ragged ends with memcpy.
+inline void stream_copy(void* dst, const void* src, std::size_t bytes) {
+#if defined(__SSE2__) && !defined(RADIX_NO_NT)
+  auto* d = static_cast<std::byte*>(dst);
+  auto* s = static_cast<const std::byte*>(src);
+  if (bytes < 256) return (void)std::memcpy(d, s, bytes);
+  const std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(d) % 64) % 64;
+  std::memcpy(d, s, head);
+  d += head, s += head, bytes -= head;
+  for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
+    auto* dv = reinterpret_cast<__m128i*>(d);
+    auto* sv = reinterpret_cast<const __m128i*>(s);
+    _mm_stream_si128(dv + 0, _mm_loadu_si128(sv + 0));
+    _mm_stream_si128(dv + 1, _mm_loadu_si128(sv + 1));
+    _mm_stream_si128(dv + 2, _mm_loadu_si128(sv + 2));
+    _mm_stream_si128(dv + 3, _mm_loadu_si128(sv + 3));
+  }
+  std::memcpy(d, s, bytes);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
 inline void stream_fence() {
 #if defined(__SSE2__)
   _mm_sfence();
@@ -43,10 +72,12 @@ inline void stream_fence() {
 /// with one streaming store. Only the first line of a bucket can be partial
 /// (it may share its cache line with a neighbour), and it is copied plainly.
 template <class T, unsigned L>
-[[gnu::always_inline]] inline void wc_put(T* line, T* base, unsigned skew, std::uint64_t pos, std::uint64_t start, const T& x) {
+[[gnu::always_inline]] inline void wc_put(T* line, T* base, unsigned skew, std::uint64_t pos,
+                                          const std::uint64_t* start_p, const T& x) {
   const unsigned slot = unsigned((pos + skew) % L);
   line[slot] = x;
-  if (slot == L - 1) {
+  if (slot == L - 1) [[unlikely]] {
+    const std::uint64_t start = *start_p;  // read only here: one key in L
     const std::uint64_t first = pos - (L - 1);
     if (first >= start && first <= pos)  // the whole line is ours (and no wrap-around)
       stream_line(base + first, line);
@@ -77,6 +108,25 @@ inline std::vector<std::uint64_t> chunk_bounds(std::uint64_t n, unsigned t) {
   return b;
 }
 
+/// RADIX_TRACE=1 prints the time of each phase to stderr (tuning aid).
+struct phase_trace {
+  bool on = [] {
+    const char* e = std::getenv("RADIX_TRACE");
+    return e && *e && *e != '0';
+  }();
+  std::chrono::steady_clock::time_point last{};
+  std::string text;
+  void mark(const char* phase) {
+    if (!on) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (phase) text += std::string(" ") + phase + "=" + std::to_string(std::chrono::duration<double, std::milli>(now - last).count()).substr(0, 6) + "ms";
+    last = now;
+  }
+  void print(const char* route, std::uint64_t n, int d1) {
+    if (on) std::fprintf(stderr, "radix cpu %s n=%llu msd_bits=%d:%s\n", route, (unsigned long long)n, d1, text.c_str());
+  }
+};
+
 template <class U, class V>
 class sorter {
  public:
@@ -102,7 +152,9 @@ class sorter {
     if (hybrid_candidate) spec_bits_ = std::min(policy_.max_msd_bits, job_.end_bit - job_.begin_bit);
     bool sorted = true;
     U varying = 0;
+    trace_.mark(nullptr);
     scan(sorted, varying);
+    trace_.mark("scan");
     varying &= range_mask_;
     if (sorted || varying == 0) return identity();
 
@@ -321,7 +373,9 @@ class sorter {
     if (!msd_from_scan(msd, hist)) count(job_.keys, msd, hist);
     const V* vsrc = nullptr;
     if constexpr (has_value) vsrc = job_.pay == payload::values ? job_.values : nullptr;
+    trace_.mark("msd count");
     scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, msd, nullptr, hist, none);
+    trace_.mark("msd scatter");
 
     // Bucket b spans [start[b], start[b + 1]) in scratch.
     const unsigned R = 1u << d1;
@@ -340,7 +394,10 @@ class sorter {
         if (m == 0) continue;
         w.sort(off, m, lo, hi - d1, varying);
       }
+      stream_fence();
     });
+    trace_.mark("buckets");
+    trace_.print("hybrid", n, d1);
   }
 
   /// The MSD pass's per-thread histogram from the scan's speculative one, when
@@ -439,9 +496,9 @@ class sorter {
         std::swap(kc, ko);
         if constexpr (has_value) std::swap(vc, vo);
       }
-      if (kf && kc != kf) std::memcpy(kf, kc, std::size_t(m) * sizeof(U));
+      if (kf && kc != kf) stream_copy(kf, kc, std::size_t(m) * sizeof(U));
       if constexpr (has_value)
-        if (vc != vf) std::memcpy(vf, vc, std::size_t(m) * sizeof(V));
+        if (vc != vf) stream_copy(vf, vc, std::size_t(m) * sizeof(V));
     }
 
     template <class C>
@@ -583,15 +640,6 @@ class sorter {
     }
   }
 
-  /// Per-bucket state of one thread's scatter, kept together so a key touches
-  /// one cache line of it.
-  struct bucket_state {
-    std::uint64_t pos;    // next destination index
-    std::uint64_t start;  // first destination index of this thread in the bucket
-    std::uint64_t lim;    // end of the destination chunk pos is in (CountNext)
-    std::uint64_t chunk;  // that chunk's number, premultiplied by the next radix
-  };
-
   template <bool CountNext, bool MoveKeys, bool MoveVals, bool Gen, bool Canon>
   void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps, const core::pass nx,
                      const std::uint64_t* off, std::uint64_t* nh) {
@@ -602,16 +650,24 @@ class sorter {
     const unsigned Rn = CountNext ? 1u << nx.bits : 0;
     const std::uint64_t* bounds = bounds_.data();
 
-    std::vector<bucket_state> st(R);
-    for (unsigned b = 0; b < R; ++b) {
-      st[b].pos = st[b].start = off[b];
-      if constexpr (CountNext) {
+    // Per-bucket state as separate arrays: every key touches pos[b]; start[b]
+    // is read only when a write-combining line fills; lim/chunk only when
+    // counting the next digit by destination chunk.
+    std::vector<std::uint64_t> pos_v(off, off + R), start_v(off, off + R), lim_v, chunk_v;
+    std::uint64_t* pos = pos_v.data();
+    const std::uint64_t* start = start_v.data();
+    if constexpr (CountNext) {
+      lim_v.resize(R);
+      chunk_v.resize(R);
+      for (unsigned b = 0; b < R; ++b) {
         unsigned c = 0;
         while (bounds[c + 1] <= off[b] && c + 1 < threads_) ++c;
-        st[b].chunk = std::uint64_t(c) * Rn;
-        st[b].lim = bounds[c + 1];
+        chunk_v[b] = std::uint64_t(c) * Rn;
+        lim_v[b] = bounds[c + 1];
       }
     }
+    std::uint64_t* lim = lim_v.data();
+    std::uint64_t* chunk = chunk_v.data();
     // Write-combining lines for keys and values; plain stores where the
     // destination is not aligned to its element size.
     constexpr unsigned KL = 64 / sizeof(U);
@@ -634,38 +690,38 @@ class sorter {
       const U k = ks[i];
       const U o = xform<Canon>(codec, k);
       const unsigned b = core::digit_of<U>(o, ps.shift, ps.bits);
-      bucket_state& s = st[b];
-      const std::uint64_t p = s.pos++;
+      const std::uint64_t p = pos[b]++;
       if constexpr (CountNext) {
-        if (p >= s.lim) [[unlikely]] {
-          unsigned c = unsigned(s.chunk / Rn);
+        if (p >= lim[b]) [[unlikely]] {
+          unsigned c = unsigned(chunk[b] / Rn);
           while (bounds[c + 1] <= p) ++c;
-          s.chunk = std::uint64_t(c) * Rn;
-          s.lim = bounds[c + 1];
+          chunk[b] = std::uint64_t(c) * Rn;
+          lim[b] = bounds[c + 1];
         }
-        ++nh[s.chunk + core::digit_of<U>(o, nx.shift, nx.bits)];
+        ++nh[chunk[b] + core::digit_of<U>(o, nx.shift, nx.bits)];
       }
       if constexpr (MoveKeys) {
-        if (kwc) wc_put<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, p, s.start, k);
+        if (kwc) wc_put<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, p, start + b, k);
         else kd[p] = k;
       }
       if constexpr (MoveVals) {
         const V v = Gen ? V(i) : vs[i];
-        if (vwc) wc_put<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, p, s.start, v);
+        if (vwc) wc_put<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, p, start + b, v);
         else vd[p] = v;
       }
     }
     for (unsigned b = 0; b < R; ++b) {
       if constexpr (MoveKeys)
-        if (kwc) wc_drain<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, st[b].pos, st[b].start);
+        if (kwc) wc_drain<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, pos[b], start[b]);
       if constexpr (MoveVals)
-        if (vwc) wc_drain<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, st[b].pos, st[b].start);
+        if (vwc) wc_drain<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, pos[b], start[b]);
     }
     stream_fence();
   }
 
   lsd_job<U, V> job_;
   const lsd_policy& policy_;
+  phase_trace trace_;
   int spec_bits_ = 0;                      // width of the scan's speculative histogram
   std::vector<std::uint64_t> spec_hist_;   // [thread][2^spec_bits_]
   std::vector<std::uint8_t> spec_done_;    // thread counted its whole chunk
