@@ -189,8 +189,17 @@ class sorter {
   /// most inputs, so its counting read is saved). Sorted inputs stay on the
   /// cheap check alone, which is what makes the early exit fast.
   void scan(bool& sorted, U& varying) {
-    if (job_.codec.canon) scan_impl<true>(sorted, varying);
-    else scan_impl<false>(sorted, varying);
+    if (!job_.codec.canon) return (void)scan_impl<false, false>(sorted, varying);
+    // Floats in numeric order: without a -0.0 or a NaN in the data, the plain
+    // biased transform orders them exactly as the canonical one, and is
+    // cheaper in every later pass. Look for them on the way.
+    if (!scan_impl<false, true>(sorted, varying)) {
+      job_.codec.canon = false;
+      return;
+    }
+    sorted = true;
+    varying = 0;
+    scan_impl<true, false>(sorted, varying);
   }
 
   template <bool Canon>
@@ -199,9 +208,11 @@ class sorter {
     else return c.biased(k);
   }
 
-  template <bool Canon>
-  void scan_impl(bool& sorted, U& varying) {
-    std::vector<std::uint8_t> unsorted(threads_, 0);
+  /// Returns whether a -0.0 or NaN was seen (only looked for with Detect).
+  template <bool Canon, bool Detect>
+  bool scan_impl(bool& sorted, U& varying) {
+    std::vector<std::uint8_t> unsorted(threads_, 0), specials(threads_, 0);
+    const U sign = codec_t::sign, nan_above = job_.codec.nan_above;
     std::vector<U> vary(threads_, 0);
     const U* keys = job_.keys;
     const codec_t codec = job_.codec;
@@ -217,6 +228,7 @@ class sorter {
       std::uint64_t i = std::max<std::uint64_t>(b, 1);
       U v = 0;
       U bad = 0;
+      U sp = 0;  // a -0.0 or NaN seen (Detect)
       // Cheap check in blocks until the first disorder. Each key is compared
       // with its predecessor loaded afresh, so the loop has no carried state
       // but two ORs and vectorises.
@@ -228,6 +240,7 @@ class sorter {
           const U p = xform<Canon>(codec, keys[i - 1]);
           v |= U(o ^ ref);
           bad |= U(U(o & mask) < U(p & mask));
+          if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
         }
       }
       if (bad && SR) {  // this chunk is unsorted: count the rest on the way, then the prefix
@@ -237,19 +250,30 @@ class sorter {
           const U o = xform<Canon>(codec, keys[i]);
           v |= U(o ^ ref);
           ++h[core::digit_of<U>(o, sshift, sb)];
+          if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
         }
         for (std::uint64_t j = b; j < prefix_end; ++j) ++h[core::digit_of<U>(xform<Canon>(codec, keys[j]), sshift, sb)];
         spec_done_[t] = 1;
       } else {
-        for (; i < e; ++i) v |= U(xform<Canon>(codec, keys[i]) ^ ref);
+        for (; i < e; ++i) {
+          v |= U(xform<Canon>(codec, keys[i]) ^ ref);
+          if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+        }
       }
+      // keys[0] is compared by no loop when b == 0 (it is the reference).
+      if constexpr (Detect)
+        if (b == 0) sp |= U(U(keys[0] == sign) | U(U(keys[0] & U(~sign)) > nan_above));
       vary[t] = v;
-      unsorted[t] = std::uint8_t(bad);
+      unsorted[t] = std::uint8_t(bad != 0);
+      specials[t] = std::uint8_t(sp != 0);
     });
+    bool special = false;
     for (unsigned t = 0; t < threads_; ++t) {
       varying |= vary[t];
       if (unsorted[t]) sorted = false;
+      special |= specials[t] != 0;
     }
+    return special;
   }
 
   /// Nothing to reorder: keys stay; an argsort's permutation is the identity.
@@ -433,7 +457,9 @@ class sorter {
     /// writes it to its final place.
     void sort(std::uint64_t off, std::uint64_t m, int lo, int hi, U varying) {
       const lsd_job<U, V>& j = s.job_;
-      // Buffers: A holds the bucket; B is a partner; F the final place.
+      // Buffers: A holds the bucket; F is its final place; P a partner region
+      // of the same size outside the cache (F itself, or spare scratch for an
+      // argsort's keys).
       U* ka = j.key_scratch[0] + off;
       U* kf = j.keys_readonly ? nullptr : j.keys + off;
       V* va = nullptr;
@@ -442,12 +468,20 @@ class sorter {
         va = j.value_scratch + off;
         vf = j.values + off;
       }
+      U* kp = j.keys_readonly ? j.key_scratch[1] + off : kf;
+      sort_range(ka, va, kf, vf, kp, vf, m, lo, hi, varying, 0);
+    }
+
+    void sort_range(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying, int depth) {
+      // A bucket too big for the cache (skewed top bits: floats, clustered
+      // keys) is split once more by its own MSD pass, into P.
+      if (m > cap && depth == 0 && hi - lo > s.policy_.bucket_digit_bits) return split(ka, va, kf, vf, kp, vp, m, lo, hi, varying);
       const bool big = m > cap;
       U* kb;
       V* vb = nullptr;
-      if (big) {  // no room in the cache buffers: use the final place (or spare scratch) as partner
-        kb = j.keys_readonly ? j.key_scratch[1] + off : kf;
-        vb = vf;
+      if (big) {  // no room in the cache buffers: ping-pong with P
+        kb = kp;
+        vb = vp;
       } else {
         if (ktmp.size() < m) ktmp.resize(std::max<std::uint64_t>(m, std::min(cap, 2 * m)));
         kb = ktmp.data();
@@ -470,6 +504,78 @@ class sorter {
       // 32-bit counters keep the histograms small (L1) for every ordinary bucket.
       if (m <= 0xFFFFFFFFull) run_passes(passes, h32, h32n, ka, kb, kf, va, vb, vf, m);
       else run_passes(passes, h64, h64n, ka, kb, kf, va, vb, vf, m);
+    }
+
+    /// One MSD pass over the top digit of [lo, hi) from A into P (write-
+    /// combined), then each part sorted on the bits below, in place in P, with
+    /// A as its out-of-cache partner.
+    void split(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying) {
+      const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+      const std::uint64_t target = std::max<std::uint64_t>(1024, s.policy_.bucket_bytes / elem);
+      int d = std::max(1, int(std::bit_width((m - 1) / target)));
+      d = std::min({d, s.policy_.max_msd_bits, hi - lo - 1});
+      const core::pass ps{hi - d, d};
+      const unsigned R = 1u << d;
+      std::vector<std::uint64_t> h(R + 1, 0);
+      count_in_cache(ka, m, ps, h);
+      for (unsigned b = 0; b < R; ++b)
+        if (h[b] == m) return sort_range(ka, va, kf, vf, kp, vp, m, lo, hi - d, varying, 0);  // digit shared by all
+      std::vector<std::uint64_t> start(R + 1, 0);
+      for (unsigned b = 0; b < R; ++b) start[b + 1] = start[b] + h[b];
+      if (s.job_.codec.canon) scatter_one<true>(ka, va, kp, vp, m, ps, start);
+      else scatter_one<false>(ka, va, kp, vp, m, ps, start);
+      stream_fence();
+      for (unsigned b = 0; b < R; ++b) {
+        const std::uint64_t o = start[b], c = start[b + 1] - o;
+        if (c == 0) continue;
+        V* vpo = nullptr;
+        V* vao = nullptr;
+        V* vfo = nullptr;
+        if constexpr (has_value) vpo = vp + o, vao = va + o, vfo = vf + o;
+        sort_range(kp + o, vpo, kf ? kf + o : nullptr, vfo, ka + o, vao, c, lo, hi - d, varying, 1);
+      }
+    }
+
+    /// Single-thread write-combined scatter of m keys (and values) by one digit.
+    template <bool Canon>
+    void scatter_one(const U* ks, const V* vs, U* kd, V* vd, std::uint64_t m, core::pass ps,
+                     const std::vector<std::uint64_t>& start) {
+      const unsigned R = 1u << ps.bits;
+      constexpr unsigned KL = 64 / sizeof(U);
+      constexpr unsigned VL = has_value ? unsigned(64 / sizeof(V)) : 1u;
+      std::vector<std::uint64_t> pos(start.begin(), start.begin() + R);
+      std::vector<U> kl(std::size_t(R) * KL + KL);
+      std::vector<V> vl(has_value ? std::size_t(R) * VL + VL : 0);
+      auto align64 = [](auto* p) {
+        return reinterpret_cast<decltype(p)>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t(63));
+      };
+      U* kbuf = align64(kl.data());
+      V* vbuf = has_value ? align64(vl.data()) : nullptr;
+      const bool kwc = wc_usable(kd);
+      const unsigned kskew = unsigned((reinterpret_cast<std::uintptr_t>(kd) % 64) / sizeof(U));
+      bool vwc = false;
+      unsigned vskew = 0;
+      if constexpr (has_value) {
+        vwc = wc_usable(vd);
+        vskew = unsigned((reinterpret_cast<std::uintptr_t>(vd) % 64) / sizeof(V));
+      }
+      const codec_t c = s.job_.codec;
+      for (std::uint64_t i = 0; i < m; ++i) {
+        const U k = ks[i];
+        const unsigned b = core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits);
+        const std::uint64_t p = pos[b]++;
+        if (kwc) wc_put<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, p, start.data() + b, k);
+        else kd[p] = k;
+        if constexpr (has_value) {
+          if (vwc) wc_put<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, p, start.data() + b, vs[i]);
+          else vd[p] = vs[i];
+        }
+      }
+      for (unsigned b = 0; b < R; ++b) {
+        if (kwc) wc_drain<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, pos[b], start[b]);
+        if constexpr (has_value)
+          if (vwc) wc_drain<V, VL>(vbuf + std::size_t(b) * VL, vd, vskew, pos[b], start[b]);
+      }
     }
 
     template <class C>
