@@ -684,7 +684,8 @@ class sorter {
   template <class T>
   void copy_back(const T* from, T* to) {
     thread_pool::instance().run(threads_, [&](unsigned t) {
-      std::memcpy(to + bounds_[t], from + bounds_[t], std::size_t(bounds_[t + 1] - bounds_[t]) * sizeof(T));
+      stream_copy(to + bounds_[t], from + bounds_[t], std::size_t(bounds_[t + 1] - bounds_[t]) * sizeof(T));
+      stream_fence();
     });
   }
 
