@@ -11,8 +11,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }
 
-/// Checks a request; with check_pointers false (a size query) the buffers may
-/// not exist yet.
 void validate(const sort_request& r, bool check_pointers = true) {
   const int w = r.key.bits();
   const options& o = r.opts;
@@ -64,6 +62,10 @@ detail::engine_impl& pick(engine e) {
 }
 
 }  // namespace
+
+namespace detail {
+void validate_request(const sort_request& req, bool check_pointers) { validate(req, check_pointers); }
+}  // namespace detail
 
 void run(const sort_request& req, std::span<std::byte> workspace) {
   validate(req);

@@ -49,44 +49,18 @@ namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }
 
-/// The host API's checks (same words), for requests that come straight to
-/// the device API. check_pointers is false for workspace-size queries.
+/// The host API's checks (radix::detail::validate_request, same words), plus
+/// what only the device API needs, for requests that come straight to it.
 void validate(const sort_request& r, bool check_pointers) {
-  const int w = r.key.bits();
-  const options& o = r.opts;
   if (r.key.bytes != 1 && r.key.bytes != 2 && r.key.bytes != 4 && r.key.bytes != 8)
     bad("the CUDA engine has no keys of " + std::to_string(r.key.bytes) + " bytes");
-  if (o.begin_bit < 0) bad("begin_bit " + std::to_string(o.begin_bit) + " < 0");
-  if (o.begin_bit > w) bad("begin_bit " + std::to_string(o.begin_bit) + " > key width " + std::to_string(w));
-  if (o.end_bit != -1) {
-    if (o.end_bit < 0) bad("end_bit " + std::to_string(o.end_bit) + " < 0 (use -1 for the whole key)");
-    if (o.end_bit > w) bad("end_bit " + std::to_string(o.end_bit) + " > key width " + std::to_string(w));
-    if (o.begin_bit > o.end_bit)
-      bad("begin_bit " + std::to_string(o.begin_bit) + " > end_bit " + std::to_string(o.end_bit));
-  }
-  if (o.digit_bits < 0 || o.digit_bits > 16)
-    bad("digit_bits " + std::to_string(o.digit_bits) + " outside 1..16 (0 = automatic)");
-  if (o.use != engine::automatic && o.use != engine::cuda)
+  if (r.opts.use != engine::automatic && r.opts.use != engine::cuda)
     bad("radix::cuda calls run on the CUDA engine; options.use names another");
-  switch (r.op) {
-    case operation::keys: break;
-    case operation::pairs:
-      if (r.value_bytes == 0) bad("pairs need a value size > 0");
-      break;
-    case operation::argsort:
-      if (r.index_bytes != 4 && r.index_bytes != 8)
-        bad("argsort indices must be 4 or 8 bytes, not " + std::to_string(r.index_bytes));
-      if (r.index_bytes == 4 && r.n > 0x100000000ull)
-        bad("argsort with 32-bit indices needs n <= 2^32, got n = " + std::to_string(r.n));
-      break;
-  }
+  radix::detail::validate_request(r, check_pointers);
   if (!check_pointers) return;
-  if (r.n > 0 && r.keys == nullptr) bad("keys is null but n = " + std::to_string(r.n));
   if (r.n > 0 && reinterpret_cast<std::uintptr_t>(r.keys) % r.key.bytes != 0)
     bad("device keys are not aligned to their size");
-  if (r.op == operation::pairs && r.n > 0 && r.values == nullptr) bad("values is null but n = " + std::to_string(r.n));
   if (r.op == operation::argsort && r.n > 0) {
-    if (r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
     if (reinterpret_cast<std::uintptr_t>(r.indices) % r.index_bytes != 0)
       bad("device indices are not aligned to their size");
   }

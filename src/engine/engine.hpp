@@ -20,6 +20,11 @@ class engine_impl {
   virtual void run(const sort_request& req, std::span<std::byte> workspace) = 0;
 };
 
+/// The checks every entry point makes before touching data, with the same
+/// words everywhere (throws radix::invalid_argument). With check_pointers
+/// false (a workspace-size query) the buffers may not exist yet.
+void validate_request(const sort_request& req, bool check_pointers);
+
 /// Always present.
 engine_impl& cpu_engine();
 /// nullptr when the CUDA engine is not compiled in or no GPU is visible.
