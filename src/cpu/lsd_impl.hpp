@@ -149,7 +149,7 @@ class sorter {
     // 1. One read: which bits vary, and is it sorted already?
     const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
     const bool hybrid_candidate = job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes;
-    if (hybrid_candidate) spec_bits_ = std::min(policy_.max_msd_bits, job_.end_bit - job_.begin_bit);
+    if (job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes / 4) choose_spec_window(hybrid_candidate);
     bool sorted = true;
     U varying = 0;
     trace_.mark(nullptr);
@@ -219,7 +219,7 @@ class sorter {
     const U mask = range_mask_;
     const U ref = xform<Canon>(codec, keys[0]);
     const int sb = spec_bits_;
-    const int sshift = std::max(job_.begin_bit, job_.end_bit - sb);
+    const int sshift = spec_shift_;
     const unsigned SR = sb > 0 ? 1u << sb : 0;
     spec_hist_.assign(std::size_t(threads_) * SR, 0);
     spec_done_.assign(threads_, 0);
@@ -353,7 +353,7 @@ class sorter {
     };
 
     std::vector<std::uint64_t> hist;
-    count(ksrc, passes[0], hist);
+    if (!msd_from_scan(passes[0], hist)) count(ksrc, passes[0], hist);
     for (std::size_t p = 0; p < P; ++p) {
       const core::pass* next = p + 1 < P ? &passes[p + 1] : nullptr;
       U* kd = key_dst(p);
@@ -424,12 +424,32 @@ class sorter {
     trace_.print("hybrid", n, d1);
   }
 
+  /// Where the scan's speculative histogram looks: at the top of the key range
+  /// (the hybrid route's MSD digit), or, when a sample of the first keys says
+  /// that few bits vary, around them (the single pass of the plain route).
+  /// A wrong guess costs only the counting read it meant to save.
+  void choose_spec_window(bool hybrid_candidate) {
+    const int width = job_.end_bit - job_.begin_bit;
+    const int sb = std::min(policy_.max_msd_bits, width);
+    spec_bits_ = sb;
+    spec_shift_ = job_.end_bit - sb;
+    const std::uint64_t m = std::min<std::uint64_t>(job_.n, 4096);
+    U v = 0;
+    const U ref = job_.codec(job_.keys[0]);
+    for (std::uint64_t i = 1; i < m; ++i) v |= U(job_.codec(job_.keys[i]) ^ ref);
+    v &= range_mask_;
+    if (v == 0) return;
+    const int lo = std::countr_zero(v), hi = int(sizeof(U)) * 8 - std::countl_zero(v);
+    if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits) return;
+    spec_shift_ = std::max(job_.begin_bit, std::min(lo, job_.end_bit - sb));
+  }
+
   /// The MSD pass's per-thread histogram from the scan's speculative one, when
   /// every thread made one and the digit lies inside its window.
   bool msd_from_scan(const core::pass& msd, std::vector<std::uint64_t>& hist) {
     const int sb = spec_bits_;
     if (sb == 0) return false;
-    const int sshift = std::max(job_.begin_bit, job_.end_bit - sb);
+    const int sshift = spec_shift_;
     if (msd.shift < sshift || msd.shift + msd.bits > sshift + sb) return false;
     for (unsigned t = 0; t < threads_; ++t)
       if (!spec_done_[t]) return false;
@@ -830,6 +850,7 @@ class sorter {
   const lsd_policy& policy_;
   phase_trace trace_;
   int spec_bits_ = 0;                      // width of the scan's speculative histogram
+  int spec_shift_ = 0;                     // its lowest bit
   std::vector<std::uint64_t> spec_hist_;   // [thread][2^spec_bits_]
   std::vector<std::uint8_t> spec_done_;    // thread counted its whole chunk
   unsigned threads_ = 1;
