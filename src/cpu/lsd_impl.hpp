@@ -22,16 +22,17 @@
 namespace radix::cpu {
 namespace lsd_detail {
 
-/// Copies one 64-byte, 64-byte-aligned line to memory without reading the
+/// Copies 64 bytes to a 64-byte-aligned destination without reading the
 /// destination into the cache (streaming store; SSE2 is x86-64 baseline).
+/// The source may be unaligned.
 inline void stream_line(void* dst, const void* src) {
 #if defined(__SSE2__) && !defined(RADIX_NO_NT)
   auto* d = static_cast<__m128i*>(dst);
   auto* s = static_cast<const __m128i*>(src);
-  _mm_stream_si128(d + 0, _mm_load_si128(s + 0));
-  _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
-  _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
-  _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+  _mm_stream_si128(d + 0, _mm_loadu_si128(s + 0));
+  _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+  _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+  _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
 #else
   std::memcpy(dst, src, 64);
 #endif
@@ -47,14 +48,7 @@ inline void stream_copy(void* dst, const void* src, std::size_t bytes) {
   const std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(d) % 64) % 64;
   std::memcpy(d, s, head);
   d += head, s += head, bytes -= head;
-  for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
-    auto* dv = reinterpret_cast<__m128i*>(d);
-    auto* sv = reinterpret_cast<const __m128i*>(s);
-    _mm_stream_si128(dv + 0, _mm_loadu_si128(sv + 0));
-    _mm_stream_si128(dv + 1, _mm_loadu_si128(sv + 1));
-    _mm_stream_si128(dv + 2, _mm_loadu_si128(sv + 2));
-    _mm_stream_si128(dv + 3, _mm_loadu_si128(sv + 3));
-  }
+  for (; bytes >= 64; d += 64, s += 64, bytes -= 64) stream_line(d, s);
   std::memcpy(d, s, bytes);
 #else
   std::memcpy(dst, src, bytes);
