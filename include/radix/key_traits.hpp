@@ -6,6 +6,7 @@
 // ordered-bits transform (src/core), never template parameters of an engine.
 #pragma once
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -35,8 +36,10 @@ struct bfloat16 {
   friend bool operator<(bfloat16 a, bfloat16 b) { return float(a) < float(b); }
 };
 
-/// How the bits of a key are read.
-enum class key_kind : std::uint8_t { unsigned_int, signed_int, floating };
+/// How the bits of a key are read. `bytes` is a fixed-width byte string
+/// compared as one unsigned big-endian number (memcmp order; the sort
+/// benchmarks' 10-byte keys), 1..255 bytes wide.
+enum class key_kind : std::uint8_t { unsigned_int, signed_int, floating, bytes };
 
 /// Run-time description of a key type: its kind and width in bytes.
 struct key_desc {
@@ -48,6 +51,19 @@ struct key_desc {
   std::uint64_t inf_bits = 0;
   friend constexpr bool operator==(const key_desc&, const key_desc&) = default;
 };
+
+/// A byte-string key of L bytes (memcmp order), for keys wider than 64 bits.
+/// Sorted LSD over 64-bit chunks of the key, least significant chunk first.
+template <std::size_t L>
+struct byte_key {
+  static_assert(L >= 1 && L <= 255, "byte_key: 1..255 bytes");
+  unsigned char b[L];
+  friend bool operator==(const byte_key& x, const byte_key& y) { return std::memcmp(x.b, y.b, L) == 0; }
+  friend bool operator<(const byte_key& x, const byte_key& y) { return std::memcmp(x.b, y.b, L) < 0; }
+};
+
+/// The description of an L-byte byte-string key (records: `record_key::type`).
+constexpr key_desc byte_key_desc(std::size_t L) { return key_desc{key_kind::bytes, std::uint8_t(L), 0}; }
 
 template <class K> struct key_traits;  // undefined: not a key type
 
@@ -75,6 +91,12 @@ RADIX_KEY_TRAITS(double, key_kind::floating, 0x7FF0000000000000ull)
 template <> struct key_traits<long long> : key_traits<std::int64_t> {};
 template <> struct key_traits<unsigned long long> : key_traits<std::uint64_t> {};
 template <> struct key_traits<char> : key_traits<std::conditional_t<std::is_signed_v<char>, std::int8_t, std::uint8_t>> {};
+
+template <std::size_t L>
+struct key_traits<byte_key<L>> {
+  static constexpr key_desc desc{key_kind::bytes, std::uint8_t(L), 0};
+  static constexpr const char* name = "byte_key";
+};
 
 /// A type the library sorts directly.
 template <class K>

@@ -143,8 +143,8 @@ void argsort(std::span<const K> keys, std::span<I> indices, const options& o = {
 /// Where the key of a fixed-size record is.
 struct record_key {
   std::size_t offset = 0;  ///< byte offset of the key inside the record
-  key_desc type{};         ///< the key's type, e.g. key_desc_of<float>()
-  bool big_endian = false; ///< key stored most significant byte first
+  key_desc type{};         ///< the key's type, e.g. key_desc_of<float>(), or byte_key_desc(10)
+  bool big_endian = false; ///< numeric key stored most significant byte first (byte strings always are)
 };
 
 /// Sorts `count` records of `record_bytes` bytes each, stored back to back

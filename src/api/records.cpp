@@ -4,7 +4,7 @@
 #include <string>
 
 #include "../cpu/thread_pool.hpp"
-#include "radix/sort.hpp"
+#include "engine/engine.hpp"
 
 namespace radix {
 
@@ -17,7 +17,8 @@ void byteswap(std::byte* p, std::size_t n) {
 void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, const record_key& key,
                   const options& o) {
   const std::size_t kb = key.type.bytes;
-  if (kb != 1 && kb != 2 && kb != 4 && kb != 8)
+  const bool byte_string = key.type.kind == key_kind::bytes;
+  if (!byte_string && kb != 1 && kb != 2 && kb != 4 && kb != 8)
     throw invalid_argument("radix: record key of " + std::to_string(kb) + " bytes is not a supported key type");
   if (record_bytes == 0) throw invalid_argument("radix: record size 0");
   if (key.offset + kb > record_bytes)
@@ -27,6 +28,23 @@ void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, con
   if (count < 2) return;
 
   const std::uint8_t ib = count <= 0xFFFFFFFFull ? 4 : 8;
+  if (byte_string) {
+    // Chunks are read straight from the records (memcmp order: byte order
+    // is the order, big_endian has no meaning here).
+    detail::scratch perm(count * ib);
+    sort_request req;
+    req.op = operation::argsort;
+    req.key = key.type;
+    req.n = count;
+    req.keys = data;
+    req.indices = perm.data();
+    req.index_bytes = ib;
+    req.opts = o;
+    detail::validate_request(req, true);
+    detail::run_byte_keys(req, data, record_bytes, key.offset);
+    detail::permute(data, record_bytes, count, perm.data(), ib, o.threads);
+    return;
+  }
   detail::scratch keys(count * kb), perm(count * ib);
   auto* rec = static_cast<const std::byte*>(data);
   const unsigned t = cpu::threads_for(count, o.threads, 1 << 15);

@@ -25,6 +25,12 @@ class engine_impl {
 /// false (a workspace-size query) the buffers may not exist yet.
 void validate_request(const sort_request& req, bool check_pointers);
 
+/// Byte-string keys (key_kind::bytes): a stable LSD sort over 64-bit chunks
+/// of the key, each chunk an argsort on the engine req.opts.use names. The
+/// key of element i is the req.key.bytes bytes at keys_base + i * stride +
+/// offset (records pass their own stride). Does req.op on req's buffers.
+void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t stride, std::size_t offset);
+
 /// Always present.
 engine_impl& cpu_engine();
 /// nullptr when the CUDA engine is not compiled in or no GPU is visible.

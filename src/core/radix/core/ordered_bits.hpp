@@ -72,7 +72,9 @@ constexpr ordered_codec<U> make_codec(key_desc desc, order dir, float_order floa
   using C = ordered_codec<U>;
   C c;
   switch (desc.kind) {
-    case key_kind::unsigned_int: break;
+    case key_kind::unsigned_int:
+    case key_kind::bytes:  // byte strings reach engines as unsigned chunks (src/api/byte_keys.cpp)
+      break;
     case key_kind::signed_int: c.pos_xor = c.neg_xor = C::sign; break;
     case key_kind::floating:
       c.pos_xor = C::sign;
