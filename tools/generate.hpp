@@ -53,12 +53,22 @@ K random_key(std::uint64_t r) {
   return B::from(u);
 }
 
-/// Fills keys[0..n) per `d`. Returns whether any key is a NaN.
+/// Whether keys of `d` can be made piece by piece (generate_keys with first > 0):
+/// every key depends only on its index. Sorted kinds need the whole array.
+inline bool generated_per_index(const dist_spec& d) {
+  return d.kind != distribution::sorted && d.kind != distribution::reversed && d.kind != distribution::nearly_sorted;
+}
+
+/// Fills keys[0..n) per `d`. Returns whether any key is a NaN. For files made
+/// piece by piece, keys[0] is key number `first` of a sequence of `total`
+/// (0: n) keys; only per-index distributions allow first > 0.
 template <class K>
-bool generate_keys(K* keys, std::uint64_t n, const dist_spec& d, std::uint64_t seed) {
+bool generate_keys(K* keys, std::uint64_t n, const dist_spec& d, std::uint64_t seed, std::uint64_t first = 0,
+                   std::uint64_t total = 0) {
   using B = key_bits<K>;
   using U = typename B::U;
-  const std::uint64_t stream = mix64(seed ^ 0x5261646978536f72ull);  // per-seed offset
+  if (total == 0) total = n;
+  const std::uint64_t stream = mix64(seed ^ 0x5261646978536f72ull) + first;  // per-seed offset
   const auto rnd = [stream](std::uint64_t i) { return mix64(stream + i); };
   const radix::float_order numeric = radix::float_order::numeric;
   const auto ascending = [numeric](K a, K b) { return ordered_key(a, numeric) < ordered_key(b, numeric); };
@@ -84,13 +94,13 @@ bool generate_keys(K* keys, std::uint64_t n, const dist_spec& d, std::uint64_t s
       }
       break;
     case distribution::all_equal: {
-      const K v = random_key<K>(rnd(~std::uint64_t(0)));
+      const K v = random_key<K>(mix64(stream - first + ~std::uint64_t(0)));
       std::fill(keys, keys + n, v);
       break;
     }
     case distribution::few_unique: {
       std::vector<K> pool(std::size_t(d.param));
-      for (std::size_t j = 0; j < pool.size(); ++j) pool[j] = random_key<K>(mix64(stream ^ (0xF00Dull << 32) ^ j));
+      for (std::size_t j = 0; j < pool.size(); ++j) pool[j] = random_key<K>(mix64((stream - first) ^ (0xF00Dull << 32) ^ j));
       parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
         for (std::uint64_t i = b; i < e; ++i) keys[i] = pool[rnd(i) % pool.size()];
       });
@@ -101,12 +111,12 @@ bool generate_keys(K* keys, std::uint64_t n, const dist_spec& d, std::uint64_t s
       // drawn with probability about proportional to 1/r); each rank gets a
       // random value, so the skew is in how often values repeat, not where
       // they lie.
-      const double log_range = std::log(double(n) + 1.0);
+      const double log_range = std::log(double(total) + 1.0);
       parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
         for (std::uint64_t i = b; i < e; ++i) {
           const double u = double(rnd(i) >> 11) * 0x1.0p-53;
           const std::uint64_t rank = std::uint64_t(std::exp(u * log_range)) - 1;
-          keys[i] = random_key<K>(mix64(stream ^ 0x5A1Full ^ (rank * 0x9E3779B97F4A7C15ull)));
+          keys[i] = random_key<K>(mix64((stream - first) ^ 0x5A1Full ^ (rank * 0x9E3779B97F4A7C15ull)));
         }
       });
       break;

@@ -1,6 +1,8 @@
 // radix — the command-line program: `radix <command> [options]`.
 // Dispatches to one file per subcommand (commands.hpp) and turns every failure
 // into one line on stderr and a documented exit status (args.hpp).
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -67,6 +69,10 @@ int fail(const std::string& who, std::string_view msg, int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Big buffers come and go run after run: a fixed mmap threshold returns them
+  // to the system at once (glibc's adaptive one kept freed run buffers in the
+  // heap, and `radix sort --memory 64M` then used 3x its budget).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_main_help();

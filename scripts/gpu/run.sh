@@ -5,7 +5,9 @@
 # benchmark. Logs go to $OUT (default ./out).
 #
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench
+#                                     pic filesort opencl
 #                                     (default: build test conformance sanitize large bench)
+# pic, filesort and opencl run scripts/gpu/{pic,filesort,opencl}_stage.sh on this build.
 #
 # Where GoogleTest is not installed (the device image), the conformance suite
 # builds it from a copy of its sources at build-gtest-src/ (ignored by git;
@@ -48,10 +50,10 @@ if has build; then
   fi
   t0=$(date +%s)
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DRADIX_ENABLE_CUDA=ON \
-    -DRADIX_BUILD_TOOLS=OFF -DRADIX_BUILD_EXAMPLES=OFF $PREFIX >> "$OUT/build.log" 2>&1 ||
+    -DRADIX_BUILD_EXAMPLES=OFF $PREFIX ${GPU_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1 ||
     note "-- configure FAILED (see build.log)"
   # Our targets first (so that a broken peer target elsewhere does not stop them).
-  for t in radix radix_cuda_tests radix_cuda_bench; do
+  for t in radix radix_cuda_tests radix_cuda_bench radix_cli; do
     cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/build.log" 2>&1 || note "-- build of $t FAILED"
   done
   [ "${MINE_ONLY:-0}" = 1 ] || cmake --build "$B" -j"$JOBS" >> "$OUT/build.log" 2>&1 ||
@@ -106,5 +108,17 @@ if has altbench; then
   RADIX_CUDA_ALT_POLICY=1 "$BENCH" --only u32 ${BENCH_ARGS:-} > "$OUT/bench_alt.md" 2>> "$OUT/bench.log"
   note "-- RADIX_CUDA_ALT_POLICY=1 radix_cuda_bench --only u32: exit $?"
   grep "^| " "$OUT/bench_alt.md"
+fi
+if has pic; then
+  BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/pic_stage.sh ${PIC_STAGES:-verify sanitize bench} > "$OUT/pic_stage.log" 2>&1
+  note "-- pic stage: exit $? (summary in pic_summary.txt)"
+fi
+if has filesort; then
+  BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/filesort_stage.sh
+  note "-- filesort stage: exit $?"
+fi
+if has opencl && [ -f scripts/gpu/opencl_stage.sh ]; then
+  BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/opencl_stage.sh > "$OUT/opencl_stage.log" 2>&1
+  note "-- opencl stage: exit $?"
 fi
 note "== done $(date -u '+%H:%M:%S UTC')"

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# GPU-machine stage of `radix sort` (files): a 16 GiB file of u64 keys sorted
+# by the CUDA engine and by the CPU engine, each verified with `radix check`
+# (order, and the input's checksum), with --stats for the time per phase.
+# Called by scripts/gpu/run.sh (stage `filesort`) after its build stage, or
+# alone; logs go to $OUT/filesort.log and a summary line to $OUT/summary.txt.
+#
+#   SIZE=16G BIGDIR=/tmp/radix-big scripts/gpu/filesort_stage.sh
+set -u -o pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT"
+B=${BUILD_DIR:-build-gpu}
+SIZE=${SIZE:-16G}
+BIG=${BIGDIR:-/tmp/radix-big}
+LOG="$OUT/filesort.log"
+note() { echo "$*" | tee -a "$OUT/summary.txt" "$LOG"; }
+
+if [ ! -x "$B/tools/radix" ]; then
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DRADIX_ENABLE_CUDA=ON \
+    -DRADIX_BUILD_TESTS=OFF -DRADIX_BUILD_BENCH=OFF -DRADIX_BUILD_EXAMPLES=OFF >>"$LOG" 2>&1
+  cmake --build "$B" -j"$(nproc)" --target radix_cli >>"$LOG" 2>&1 || { note "-- filesort: build of radix_cli FAILED"; exit 1; }
+fi
+R="$B/tools/radix"
+mkdir -p "$BIG"
+{
+  echo "== filesort stage $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $SIZE of u64 keys in $BIG"
+  df -h "$BIG"
+  free -g
+  "$R" --version
+} >>"$LOG" 2>&1
+
+t0=$(date +%s.%N)
+"$R" gen "$BIG/keys.u64" --size "$SIZE" -t u64 --seed 42 -q >>"$LOG" 2>&1 || { note "-- filesort: gen FAILED"; exit 1; }
+note "-- filesort: gen $SIZE: $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s"
+"$R" check "$BIG/keys.u64" -t u64 --no-order -q >>"$LOG" 2>&1
+
+for eng in cuda cpu; do
+  sync
+  t0=$(date +%s.%N)
+  if /usr/bin/time -v "$R" sort "$BIG/keys.u64" -o "$BIG/sorted.u64" -t u64 --engine "$eng" --stats -q >>"$LOG" 2>&1; then
+    wall=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+    if "$R" check "$BIG/sorted.u64" --same-as "$BIG/keys.u64" -t u64 -q >>"$LOG" 2>&1; then
+      note "-- filesort: $eng engine: $SIZE u64 sorted and verified in $wall s (see filesort.log for the phases)"
+    else
+      note "-- filesort: $eng engine: VERIFICATION FAILED"
+    fi
+  else
+    note "-- filesort: $eng engine: sort FAILED (see filesort.log)"
+  fi
+  rm -f "$BIG/sorted.u64"
+done
+rm -rf "$BIG"

@@ -1,0 +1,215 @@
+// radix CLI — see layout.hpp.
+#include "layout.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+
+namespace radix_cli {
+
+radix::key_desc key_spec::desc() const {
+  if (is_bytes) return radix::byte_key_desc(bytes);
+  return visit_key_type(type, []<class K>(std::type_identity<K>) { return radix::key_desc_of<K>(); });
+}
+
+std::string key_spec::str() const {
+  if (is_bytes) return "bytes:" + std::to_string(bytes);
+  return std::string(key_type_str(type)) + (big_endian ? ":be" : "");
+}
+
+key_spec parse_key_spec(const std::string& s) {
+  key_spec k;
+  if (s.rfind("bytes:", 0) == 0) {
+    const long long L = parse_int(s.substr(6), 1, 255);
+    k.is_bytes = true;
+    k.bytes = std::size_t(L);
+    return k;
+  }
+  std::string name = s, order;
+  if (const auto c = s.find(':'); c != std::string::npos) {
+    name = s.substr(0, c);
+    order = s.substr(c + 1);
+  }
+  try {
+    k.type = parse_key_type(name);
+  } catch (const usage_error& e) {
+    throw usage_error("key type '" + s + "': " + e.what() + ", or bytes:L");
+  }
+  k.bytes = std::size_t(key_type_bits(k.type) / 8);
+  if (!order.empty()) {
+    if (order != "be" && order != "le") throw usage_error("byte order '" + order + "' in '" + s + "' is not be or le");
+    k.big_endian = order == "be";
+  }
+  return k;
+}
+
+std::string element_layout::str() const {
+  if (!records) return key.str() + " keys";
+  return std::to_string(elem_bytes) + "-byte records, key " + key.str() + " at offset " + std::to_string(key_offset);
+}
+
+// ---- normalised keys ---------------------------------------------------------------
+
+namespace {
+template <class K, bool BigEndian>
+std::uint64_t numeric_key(const std::byte* p, const sort_spec& s) {
+  unsigned char b[sizeof(K)];
+  std::memcpy(b, p, sizeof(K));
+  if constexpr (BigEndian) std::reverse(b, b + sizeof(K));
+  K k;
+  std::memcpy(&k, b, sizeof(K));
+  return s.sort_key(k);
+}
+}  // namespace
+
+normaliser::normaliser(const element_layout& l, const order_spec& o) : l_(l), o_(o) {
+  const int end = o.end(l.key);
+  if (l.key.is_bytes) {
+    size_ = l.key.bytes;
+    mask_.assign(size_, 0);
+    for (std::size_t j = 0; j < size_; ++j) {
+      const int lo = int(8 * (size_ - 1 - j));  // the lowest bit of byte j in the big number
+      for (int b = 0; b < 8; ++b)
+        if (lo + b >= o.begin_bit && lo + b < end) mask_[j] |= std::uint8_t(1u << b);
+    }
+    return;
+  }
+  spec_.descending = o.descending;
+  spec_.floats = o.floats;
+  spec_.begin_bit = o.begin_bit;
+  spec_.end_bit = end;
+  numeric_ = visit_key_type(l.key.type, [&]<class K>(std::type_identity<K>) {
+    return l.key.big_endian ? &numeric_key<K, true> : &numeric_key<K, false>;
+  });
+}
+
+void normaliser::operator()(const std::byte* elem, std::uint8_t* out) const {
+  const std::byte* k = elem + l_.key_offset;
+  if (numeric_) {
+    std::uint64_t v = numeric_(k, spec_);
+    v = __builtin_bswap64(v);  // most significant byte first: memcmp order
+    std::memcpy(out, &v, 8);
+    return;
+  }
+  const std::uint8_t flip = o_.descending ? 0xFF : 0x00;
+  for (std::size_t j = 0; j < size_; ++j) out[j] = std::uint8_t((std::to_integer<std::uint8_t>(k[j]) ^ flip) & mask_[j]);
+}
+
+// ---- checksums and order checks ----------------------------------------------------
+
+std::uint64_t element_hash(const std::byte* p, std::size_t n, std::uint64_t seed) {
+  std::uint64_t h = seed ^ (0x9E3779B97F4A7C15ull * (n + 1));
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  if (i < n) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p + i, n - i);
+    h = (h ^ w ^ (std::uint64_t(n - i) << 59)) * 0xC4CEB9FE1A85EC53ull;
+  }
+  return mix64(h);
+}
+
+std::uint64_t checksum(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
+                       std::uint64_t count) {
+  std::atomic<std::uint64_t> total{0};
+  parallel_chunks(count, [&](std::uint64_t b, std::uint64_t e) {
+    std::uint64_t s = 0;
+    for (std::uint64_t i = b; i < e; ++i) {
+      std::uint64_t h = element_hash(elems + i * elem_bytes, elem_bytes);
+      if (values) h = element_hash(values + i * value_bytes, value_bytes, h);
+      s += h;
+    }
+    total.fetch_add(s);
+  });
+  return total.load();
+}
+
+std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std::uint64_t count, const normaliser& nz) {
+  std::atomic<std::uint64_t> first{count};
+  parallel_chunks(count, [&](std::uint64_t b, std::uint64_t e) {
+    std::vector<std::uint8_t> prev(nz.size()), cur(nz.size());
+    if (b == 0) b = 1;
+    if (b >= e) return;
+    nz(elems + (b - 1) * elem_bytes, prev.data());
+    for (std::uint64_t i = b; i < e; ++i) {
+      nz(elems + i * elem_bytes, cur.data());
+      if (std::memcmp(prev.data(), cur.data(), nz.size()) > 0) {
+        std::uint64_t f = first.load();
+        while (i < f && !first.compare_exchange_weak(f, i)) {
+        }
+        return;
+      }
+      prev.swap(cur);
+    }
+  });
+  return first.load();
+}
+
+// ---- the shared options ------------------------------------------------------------
+
+const char* const layout_help =
+    "What the file holds:\n"
+    "  -t, --type T           plain keys of type T: u8 u16 u32 u64 i8 i16 i32 i64\n"
+    "                         f16 bf16 f32 f64 (little-endian), or bytes:L\n"
+    "      --record-size B    fixed-size records of B bytes ...\n"
+    "      --key-offset K     ... whose key starts at byte K (default 0) ...\n"
+    "      --key-type T       ... and has type T: a type above, T:be for a\n"
+    "                         big-endian integer or float, or bytes:L for an L-byte\n"
+    "                         string compared as an unsigned big-endian number\n"
+    "                         (memcmp order; the sort benchmarks' keys are bytes:10\n"
+    "                         at offset 0 of 100-byte records)\n";
+
+void layout_options::add_to(std::vector<option_spec>& specs, bool with_order) {
+  specs.push_back({"type", 't', true, [this](const std::string& v) { type = v; }});
+  specs.push_back({"key-type", 0, true, [this](const std::string& v) { key_type = v; }});
+  specs.push_back({"record-size", 0, true, [this](const std::string& v) { record_size = v; }});
+  specs.push_back({"key-offset", 0, true, [this](const std::string& v) { key_offset = v; }});
+  if (!with_order) return;
+  specs.push_back({"descending", 0, false, [this](const std::string&) { descending = true; }});
+  specs.push_back({"bits", 0, true, [this](const std::string& v) { bits = v; }});
+  specs.push_back({"float-order", 0, true, [this](const std::string& v) { floats = parse_choice(v, {"numeric", "total"}); }});
+}
+
+element_layout layout_options::layout() const {
+  element_layout l;
+  if (!record_size.empty()) {
+    if (!type.empty()) throw usage_error("--type is for plain key files; records take --key-type");
+    if (key_type.empty()) throw usage_error("--record-size needs --key-type (and --key-offset if the key is not first)");
+    const std::uint64_t rb = parse_count(record_size);
+    if (rb == 0 || rb > (std::uint64_t(1) << 24)) throw usage_error("--record-size must be 1..16M bytes");
+    l.records = true;
+    l.elem_bytes = std::size_t(rb);
+    l.key = parse_key_spec(key_type);
+    l.key_offset = key_offset.empty() ? 0 : std::size_t(parse_count(key_offset));
+    if (l.key_offset + l.key.bytes > l.elem_bytes)
+      throw usage_error("the key (" + std::to_string(l.key.bytes) + " bytes at offset " + std::to_string(l.key_offset) +
+                        ") does not fit in a record of " + std::to_string(l.elem_bytes) + " bytes");
+    return l;
+  }
+  if (!key_offset.empty()) throw usage_error("--key-offset needs --record-size");
+  if (!type.empty() && !key_type.empty()) throw usage_error("give --type or --key-type, not both");
+  const std::string& t = !type.empty() ? type : key_type;
+  if (t.empty()) throw usage_error("say what the file holds: --type T, or --record-size B --key-type T");
+  l.key = parse_key_spec(t);
+  l.elem_bytes = l.key.bytes;
+  return l;
+}
+
+order_spec layout_options::order(const element_layout& l) const {
+  order_spec o;
+  o.descending = descending;
+  if (floats == "total") o.floats = radix::float_order::total;
+  if (!bits.empty()) {
+    const auto [a, b] = parse_bit_range(bits, l.key.bits());
+    o.begin_bit = a;
+    o.end_bit = b;
+  }
+  return o;
+}
+
+}  // namespace radix_cli

@@ -1,0 +1,572 @@
+// radix CLI — `radix sort IN -o OUT`: sorts a file of keys or fixed-size
+// records (optionally with a parallel value file) on any engine.
+//
+// Records sort as key + index followed by a gather (seed 000 §4.7; the
+// library's sort_records). Data larger than the memory budget is sorted in
+// runs that fit, written to nameless temporary files, and merged by a
+// streaming k-way merge; reading and writing one run overlaps sorting the
+// next. Nothing is ever lost: the output is written to an invisible file in
+// the destination folder and renamed over OUT only when it is complete and
+// verified (in order, and the same multiset as the input by checksum); the
+// input is only read. See `radix sort --help`.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <radix/radix.hpp>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "fileio.hpp"
+#include "layout.hpp"
+#include "progress.hpp"
+
+namespace radix_cli {
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+
+struct sort_config {
+  std::string in, out, values_in, values_out, tmpdir;
+  element_layout layout;
+  order_spec order;
+  std::size_t value_bytes = 0;  // 0: derived from the value file's size
+  radix::engine eng = radix::engine::automatic;
+  unsigned threads = 0;
+  std::uint64_t memory = 0;  // 0: the default budget
+  bool quiet = false, stats = false, force_progress = false;
+};
+
+struct sort_stats {
+  double read = 0, sort = 0, write = 0, merge = 0, verify = 0, total = 0;
+  std::uint64_t runs = 0, budget = 0, run_elems = 0;
+  bool fell_back_to_cpu = false;
+};
+
+/// Host bytes one element needs while a block is sorted in memory: the data
+/// plus the library's scratch (design.md: n x (key + value) for keys and
+/// pairs; records add the key, index and gather copies).
+std::uint64_t sort_bytes_per_element(const element_layout& l, std::size_t v) {
+  const std::uint64_t e = l.elem_bytes;
+  if (l.plain_keys()) return 2 * (e + v) + (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 ? 0 : 24);
+  const std::uint64_t kb = std::min<std::uint64_t>(l.key.bytes, 8);
+  // Measured (maximum resident size against --memory): byte-string keys
+  // need about 120 bytes per record beyond the data and its gather copy.
+  if (v == 0) return 2 * e + (l.key.is_bytes ? 120 : 3 * kb + 24);
+  return 2 * (e + v) + l.key.bytes + 120;
+}
+
+radix::options lib_options(const sort_config& c) {
+  radix::options o;
+  o.direction = c.order.descending ? radix::order::descending : radix::order::ascending;
+  o.floats = c.order.floats;
+  o.begin_bit = c.order.begin_bit;
+  o.end_bit = c.order.end_bit;
+  o.use = c.eng;
+  o.threads = c.threads;
+  return o;
+}
+
+/// out[i] = in[perm[i]] for elements of `bytes`, through one copy.
+template <class I>
+void gather(std::byte* data, std::size_t bytes, const I* perm, std::uint64_t n) {
+  std::unique_ptr<std::byte[]> copy(new std::byte[n * bytes]);
+  std::memcpy(copy.get(), data, n * bytes);
+  parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t i = b; i < e; ++i) std::memcpy(data + i * bytes, copy.get() + std::uint64_t(perm[i]) * bytes, bytes);
+  });
+}
+
+/// Sorts one block held in memory with the library.
+void sort_block_with(const sort_config& c, const radix::options& o, std::byte* main, std::byte* vals, std::uint64_t n) {
+  const element_layout& l = c.layout;
+  if (n < 2) return;
+  if (l.plain_keys()) {
+    radix::sort_request r;
+    r.op = vals ? radix::operation::pairs : radix::operation::keys;
+    r.key = l.key.desc();
+    r.n = n;
+    r.keys = main;
+    r.values = vals;
+    r.value_bytes = vals ? c.value_bytes : 0;
+    r.opts = o;
+    radix::run(r);
+    return;
+  }
+  if (!vals) {
+    radix::sort_records(main, l.elem_bytes, n, radix::record_key{l.key_offset, l.key.desc(), l.key.big_endian}, o);
+    return;
+  }
+  // Records (or keys stored big-endian) with a value file: argsort the keys,
+  // then gather both files by the one permutation.
+  const std::size_t kb = l.key.bytes;
+  std::unique_ptr<std::byte[]> keys(new std::byte[n * kb]);
+  parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t i = b; i < e; ++i) {
+      std::byte* k = keys.get() + i * kb;
+      std::memcpy(k, main + i * l.elem_bytes + l.key_offset, kb);
+      if (l.key.big_endian) std::reverse(k, k + kb);
+    }
+  });
+  radix::sort_request r;
+  r.op = radix::operation::argsort;
+  r.key = l.key.desc();
+  r.n = n;
+  r.keys = keys.get();
+  r.opts = o;
+  if (n <= 0xFFFFFFFFull) {
+    std::vector<std::uint32_t> perm(n);
+    r.indices = perm.data();
+    r.index_bytes = 4;
+    radix::run(r);
+    keys.reset();
+    gather(main, l.elem_bytes, perm.data(), n);
+    gather(vals, c.value_bytes, perm.data(), n);
+  } else {
+    std::vector<std::uint64_t> perm(n);
+    r.indices = perm.data();
+    r.index_bytes = 8;
+    radix::run(r);
+    keys.reset();
+    gather(main, l.elem_bytes, perm.data(), n);
+    gather(vals, c.value_bytes, perm.data(), n);
+  }
+}
+
+/// Sorts a block; a GPU engine that runs out of device memory hands the
+/// block to the CPU engine (said once on stderr).
+void sort_block(const sort_config& c, sort_stats& st, std::byte* main, std::byte* vals, std::uint64_t n) {
+  const auto o = lib_options(c);
+  try {
+    sort_block_with(c, o, main, vals, n);
+  } catch (const radix::out_of_memory& e) {
+    if (o.use == radix::engine::cpu || (o.use == radix::engine::automatic && radix::default_engine() == radix::engine::cpu))
+      throw;
+    if (!st.fell_back_to_cpu && !c.quiet)
+      std::fprintf(stderr, "radix sort: note: %s; sorting on the CPU engine instead\n", e.what());
+    st.fell_back_to_cpu = true;
+    auto cpu = o;
+    cpu.use = radix::engine::cpu;
+    sort_block_with(c, cpu, main, vals, n);
+  }
+}
+
+void read_with_progress(int fd, std::byte* buf, std::uint64_t bytes, std::uint64_t offset, const std::string& path,
+                        progress* p) {
+  const std::uint64_t piece = std::uint64_t(64) << 20;
+  for (std::uint64_t done = 0; done < bytes; done += piece) {
+    const std::uint64_t k = std::min(piece, bytes - done);
+    io::read_at(fd, buf + done, std::size_t(k), offset + done, path);
+    if (p) p->advance(k);
+  }
+}
+
+void write_with_progress(int fd, const std::byte* buf, std::uint64_t bytes, std::uint64_t offset,
+                         const std::string& path, progress* p) {
+  const std::uint64_t piece = std::uint64_t(64) << 20;
+  for (std::uint64_t done = 0; done < bytes; done += piece) {
+    const std::uint64_t k = std::min(piece, bytes - done);
+    io::write_at(fd, buf + done, std::size_t(k), offset + done, path);
+    if (p) p->advance(k);
+  }
+}
+
+[[noreturn]] void verification_failed(const std::string& what) {
+  throw radix::error("radix: the result failed verification (" + what +
+                     "); nothing was written. This is a bug: please report it with the command line");
+}
+
+// ---- the sort, in memory -------------------------------------------------------------
+
+void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, progress& prog, sort_stats& st) {
+  const std::size_t e = c.layout.elem_bytes, v = c.value_bytes;
+  std::unique_ptr<std::byte[]> main(new std::byte[std::max<std::uint64_t>(n * e, 1)]);
+  std::unique_ptr<std::byte[]> vals(v ? new std::byte[std::max<std::uint64_t>(n * v, 1)] : nullptr);
+
+  auto t = clk::now();
+  prog.phase("reading", n * (e + v));
+  read_with_progress(in_fd, main.get(), n * e, 0, c.in, &prog);
+  if (v) read_with_progress(val_fd, vals.get(), n * v, 0, c.values_in, &prog);
+  st.read = since(t);
+
+  t = clk::now();
+  const std::uint64_t sum_in = checksum(main.get(), e, vals.get(), v, n);
+  st.verify += since(t);
+
+  t = clk::now();
+  prog.phase("sorting", n * (e + v));
+  prog.detail("in memory");
+  sort_block(c, st, main.get(), vals.get(), n);
+  st.sort = since(t);
+  st.runs = 1;
+
+  t = clk::now();
+  const normaliser nz(c.layout, c.order);
+  const std::uint64_t bad = first_unsorted(main.get(), e, n, nz);
+  if (bad != n) verification_failed("element " + std::to_string(bad) + " is out of order");
+  if (checksum(main.get(), e, vals.get(), v, n) != sum_in) verification_failed("the checksum changed");
+  st.verify += since(t);
+
+  t = clk::now();
+  prog.phase("writing", n * (e + v));
+  io::output_file out(c.out);
+  write_with_progress(out.fd(), main.get(), n * e, 0, c.out, &prog);
+  std::optional<io::output_file> vout;
+  if (!c.values_out.empty()) {
+    vout.emplace(c.values_out);
+    write_with_progress(vout->fd(), vals.get(), n * v, 0, c.values_out, &prog);
+  }
+  out.commit();
+  if (vout) vout->commit();
+  st.write = since(t);
+}
+
+// ---- the sort, in runs + merge ---------------------------------------------------------
+
+/// A sorted run inside the one temporary file: main column, then values.
+struct run_file {
+  std::uint64_t offset, n;
+};
+
+void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, progress& prog, sort_stats& st) {
+  const std::size_t e = c.layout.elem_bytes, v = c.value_bytes, ev = e + v;
+  const std::uint64_t per_sort = sort_bytes_per_element(c.layout, v);
+  // Two slots: one being sorted (data + scratch), one being written and refilled.
+  std::uint64_t run_n = c.memory / (per_sort + ev);
+  if (run_n < 2)
+    throw radix::out_of_memory("radix: --memory " + format_bytes(double(c.memory)) + " is too small for elements of " +
+                               std::to_string(ev) + " bytes");
+  run_n = std::min(run_n, n);
+  st.run_elems = run_n;
+  const std::uint64_t runs_n = (n + run_n - 1) / run_n;
+  if (runs_n > 4096)
+    throw radix::out_of_memory("radix: --memory " + format_bytes(double(c.memory)) + " would split this file into " +
+                               std::to_string(runs_n) + " runs (at most 4096 are merged at once): raise --memory");
+
+  std::unique_ptr<std::byte[]> slot[2] = {std::unique_ptr<std::byte[]>(new std::byte[run_n * ev]),
+                                          std::unique_ptr<std::byte[]>(new std::byte[run_n * ev])};
+  // All runs go to one nameless temporary file (one descriptor, however many runs).
+  io::temp_file tmp(c.tmpdir);
+  const std::string tmp_name = c.tmpdir + " (temporary run file)";
+  std::vector<run_file> runs;
+  runs.reserve(runs_n);
+  std::uint64_t sum_in = 0;
+  const normaliser nz(c.layout, c.order);
+
+  auto run_range = [&](std::uint64_t r) {
+    const std::uint64_t b = r * run_n;
+    return std::pair(b, std::min(n, b + run_n) - b);
+  };
+  // Reads run r into slot s: main column, then the values column after it.
+  auto read_run = [&](std::uint64_t r, int s) {
+    const auto [b, k] = run_range(r);
+    std::byte* p = slot[s].get();
+    io::read_at(in_fd, p, k * e, b * e, c.in);
+    if (v) io::read_at(val_fd, p + k * e, k * v, b * v, c.values_in);
+    sum_in += checksum(p, e, v ? p + k * e : nullptr, v, k);
+  };
+  auto write_run = [&](std::uint64_t r, int s) {
+    const auto [b, k] = run_range(r);
+    runs.push_back({b * ev, k});
+    io::write_at(tmp.fd(), slot[s].get(), k * ev, b * ev, tmp_name);
+  };
+
+  // Phase 1: runs. Reading run r+1 and writing run r-1 overlap sorting run r.
+  auto t = clk::now();
+  prog.phase("sorting runs", n * ev);
+  read_run(0, 0);
+  for (std::uint64_t r = 0; r < runs_n; ++r) {
+    const int s = int(r % 2);
+    prog.detail("run " + std::to_string(r + 1) + " of " + std::to_string(runs_n));
+    auto io_work = std::async(std::launch::async, [&, r] {
+      if (r > 0) write_run(r - 1, 1 - s);
+      if (r + 1 < runs_n) read_run(r + 1, 1 - s);
+    });
+    const auto [b, k] = run_range(r);
+    std::byte* p = slot[s].get();
+    try {
+      sort_block(c, st, p, v ? p + k * e : nullptr, k);
+      if (const auto bad = first_unsorted(p, e, k, nz); bad != k)
+        verification_failed("run " + std::to_string(r) + ", element " + std::to_string(bad) + " is out of order");
+    } catch (...) {
+      io_work.wait();  // the I/O thread uses this frame's state
+      throw;
+    }
+    io_work.get();
+    prog.advance(k * ev);
+  }
+  write_run(runs_n - 1, int((runs_n - 1) % 2));
+  st.sort = since(t);
+  st.runs = runs_n;
+  for (auto& s : slot) s.reset();
+
+  // Phase 2: a k-way merge of the runs into the output; ties go to the
+  // earlier run, which keeps the sort stable.
+  t = clk::now();
+  prog.phase("merging " + std::to_string(runs_n) + " runs", n * ev);
+  const std::uint64_t k = runs.size();
+  const std::uint64_t stream_bytes = std::max<std::uint64_t>(c.memory / (k + 2), ev);
+  const std::uint64_t buf_n = std::max<std::uint64_t>(1, std::min<std::uint64_t>(stream_bytes / ev, std::uint64_t(1) << 20));
+  struct cursor {
+    std::unique_ptr<std::byte[]> main, vals;
+    std::uint64_t next = 0;      // next element of the run to read into the buffer
+    std::uint64_t have = 0, at = 0;
+  };
+  std::vector<cursor> cur(k);
+  const std::size_t kl = nz.size();
+  std::vector<std::uint8_t> head(k * kl);
+  auto refill = [&](std::uint64_t r) {
+    cursor& q = cur[r];
+    const std::uint64_t m = std::min(buf_n, runs[r].n - q.next);
+    const std::uint64_t at = runs[r].offset;
+    io::read_at(tmp.fd(), q.main.get(), m * e, at + q.next * e, tmp_name);
+    if (v) io::read_at(tmp.fd(), q.vals.get(), m * v, at + runs[r].n * e + q.next * v, tmp_name);
+    q.next += m;
+    q.have = m;
+    q.at = 0;
+  };
+  auto later = [&](std::uint64_t a, std::uint64_t b) {  // heap order: true when a comes after b
+    const int x = std::memcmp(&head[a * kl], &head[b * kl], kl);
+    return x != 0 ? x > 0 : a > b;
+  };
+  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, decltype(later)> heap(later);
+  for (std::uint64_t r = 0; r < k; ++r) {
+    cur[r].main.reset(new std::byte[buf_n * e]);
+    if (v) cur[r].vals.reset(new std::byte[buf_n * v]);
+    refill(r);
+    if (cur[r].have) {
+      nz(cur[r].main.get(), &head[r * kl]);
+      heap.push(r);
+    }
+  }
+
+  io::output_file out(c.out);
+  std::optional<io::output_file> vout;
+  if (v || !c.values_out.empty()) vout.emplace(c.values_out);
+  const std::uint64_t out_n = std::max<std::uint64_t>(1, std::min<std::uint64_t>(2 * stream_bytes / ev, std::uint64_t(1) << 20));
+  std::unique_ptr<std::byte[]> obuf(new std::byte[out_n * e]);
+  std::unique_ptr<std::byte[]> ovals(v ? new std::byte[out_n * v] : nullptr);
+  std::uint64_t filled = 0, written = 0, sum_out = 0;
+  std::vector<std::uint8_t> prev(kl), now(kl);
+  bool first = true;
+  auto flush = [&] {
+    io::write_at(out.fd(), obuf.get(), filled * e, written * e, c.out);
+    if (v) io::write_at(vout->fd(), ovals.get(), filled * v, written * v, c.values_out);
+    written += filled;
+    prog.advance(filled * ev);
+    filled = 0;
+  };
+  while (!heap.empty()) {
+    const std::uint64_t r = heap.top();
+    heap.pop();
+    cursor& q = cur[r];
+    const std::byte* src = q.main.get() + q.at * e;
+    std::memcpy(now.data(), &head[r * kl], kl);
+    if (!first && std::memcmp(prev.data(), now.data(), kl) > 0)
+      verification_failed("merge output element " + std::to_string(written + filled) + " is out of order");
+    first = false;
+    prev.swap(now);
+    std::memcpy(obuf.get() + filled * e, src, e);
+    std::uint64_t h = element_hash(src, e);
+    if (v) {
+      const std::byte* vs = q.vals.get() + q.at * v;
+      std::memcpy(ovals.get() + filled * v, vs, v);
+      h = element_hash(vs, v, h);
+    }
+    sum_out += h;
+    if (++filled == out_n) flush();
+    if (++q.at == q.have && q.next < runs[r].n) refill(r);
+    if (q.at < q.have) {
+      nz(q.main.get() + q.at * e, &head[r * kl]);
+      heap.push(r);
+    }
+  }
+  flush();
+  st.merge = since(t);
+  if (written != n) verification_failed("the merge wrote " + std::to_string(written) + " of " + std::to_string(n) + " elements");
+  if (sum_out != sum_in) verification_failed("the checksum changed");
+  t = clk::now();
+  out.commit();
+  if (vout) vout->commit();
+  st.write = since(t);
+}
+
+const char* const sort_help_text =
+    "Usage: radix sort IN -o OUT [options]\n"
+    "\n"
+    "Sorts the file IN into OUT (which may be IN itself). Stable: equal keys keep\n"
+    "their order. OUT appears only when the sort is complete and verified (in\n"
+    "order, and the same elements as IN by checksum); until then it is written to\n"
+    "an invisible file in OUT's folder, and IN is only read. On any error or\n"
+    "signal, nothing is written and IN is untouched.\n"
+    "\n";
+
+const char* const sort_help_tail =
+    "\n"
+    "Values:\n"
+    "      --values FILE      a parallel value file: element i of FILE moves with\n"
+    "                         element i of IN (any value size: FILE's size / count)\n"
+    "      --value-size V     the value size in bytes, checked against FILE's size\n"
+    "      --values-out FILE  where the sorted values go (may be the values file)\n"
+    "\n"
+    "How to sort:\n"
+    "      --descending       descending order (still stable)\n"
+    "      --bits A:B         sort by bits [A, B) of the key only (bit 0 is the\n"
+    "                         least significant bit of the ordered key)\n"
+    "      --float-order O    numeric (default: -0.0 == +0.0, NaNs last; first when\n"
+    "                         descending) or total (IEEE 754 totalOrder)\n"
+    "      --engine E         auto (default: CUDA when built and a GPU is present),\n"
+    "                         cpu, cuda or opencl\n"
+    "      --threads T        CPU engine threads (default 0: all)\n"
+    "\n"
+    "Larger than memory:\n"
+    "      --memory M         memory budget (default: half the available memory),\n"
+    "                         e.g. 512M or 8G. Input that does not fit is sorted in\n"
+    "                         runs that do, written to temporary files, and merged.\n"
+    "      --tmpdir DIR       folder for the temporary run files (default: OUT's\n"
+    "                         folder). They have no name and vanish with the\n"
+    "                         process, however it ends.\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output OUT       the sorted file (required)\n"
+    "  -q, --quiet            no progress line\n"
+    "      --progress         a progress line even when stderr is not a terminal\n"
+    "      --stats            print what was done: engine, runs, time per phase,\n"
+    "                         throughput\n"
+    "\n"
+    "Exit status: 0 sorted and verified, 2 bad command line, 3 could not sort (an\n"
+    "unreadable file, a size that is not a whole number of elements, disk full,\n"
+    "out of memory, ...), 128+N killed by signal N. Errors are one line on stderr.\n"
+    "\n"
+    "Examples:\n"
+    "  radix sort keys.u64 -o keys.u64 -t u64                    sort in place\n"
+    "  radix sort data.bin -o out.bin --record-size 100 --key-type bytes:10\n"
+    "  radix sort big.bin -o out.bin -t f32 --memory 512M --tmpdir /scratch\n"
+    "  radix sort ids.u32 -o ids.sorted -t u32 --values w.f64 --values-out w.sorted\n";
+
+}  // namespace
+
+std::string sort_help() { return std::string(sort_help_text) + layout_help + sort_help_tail; }
+
+int sort_command(const std::vector<std::string>& args) {
+  sort_config c;
+  layout_options lo;
+  std::string value_size;
+  std::vector<option_spec> specs;
+  lo.add_to(specs, true);
+  specs.push_back({"output", 'o', true, [&](const std::string& v) { c.out = v; }});
+  specs.push_back({"values", 0, true, [&](const std::string& v) { c.values_in = v; }});
+  specs.push_back({"value-size", 0, true, [&](const std::string& v) { value_size = v; }});
+  specs.push_back({"values-out", 0, true, [&](const std::string& v) { c.values_out = v; }});
+  specs.push_back({"engine", 0, true, [&](const std::string& v) {
+                     const auto e = parse_choice(v, {"auto", "cpu", "cuda", "opencl"});
+                     c.eng = e == "cpu" ? radix::engine::cpu
+                             : e == "cuda" ? radix::engine::cuda
+                             : e == "opencl" ? radix::engine::opencl
+                                             : radix::engine::automatic;
+                   }});
+  specs.push_back({"threads", 0, true, [&](const std::string& v) { c.threads = unsigned(parse_int(v, 0, 4096)); }});
+  specs.push_back({"memory", 0, true, [&](const std::string& v) {
+                     c.memory = parse_count(v);
+                     if (c.memory == 0) throw usage_error("must be more than 0");
+                   }});
+  specs.push_back({"tmpdir", 0, true, [&](const std::string& v) { c.tmpdir = v; }});
+  specs.push_back({"quiet", 'q', false, [&](const std::string&) { c.quiet = true; }});
+  specs.push_back({"progress", 0, false, [&](const std::string&) { c.force_progress = true; }});
+  specs.push_back({"stats", 0, false, [&](const std::string&) { c.stats = true; }});
+  std::vector<std::string> pos;
+  parse_options(args, specs, &pos);
+  if (pos.size() != 1) throw usage_error(pos.empty() ? "no input file" : "one input file at a time");
+  c.in = pos[0];
+  if (c.out.empty()) throw usage_error("no output: -o OUT (OUT may be the input file)");
+  c.layout = lo.layout();
+  c.order = lo.order(c.layout);
+  if (c.values_in.empty() != c.values_out.empty())
+    throw usage_error(c.values_in.empty() ? "--values-out needs --values" : "--values needs --values-out FILE (may be the values file)");
+  if (!value_size.empty() && c.values_in.empty()) throw usage_error("--value-size needs --values");
+  if (!c.values_out.empty() && (c.values_out == c.out || io::same_file(c.values_out, c.out) ||
+                                c.values_out == c.in || io::same_file(c.values_out, c.in)))
+    throw usage_error("--values-out must not name the input or the output file");
+  if (!c.values_in.empty() && (c.out == c.values_in || io::same_file(c.out, c.values_in)))
+    throw usage_error("-o must not name the values file");
+  if (c.tmpdir.empty()) c.tmpdir = io::dir_of(c.out);
+
+  io::install_signal_handlers("radix sort");
+  const auto t0 = clk::now();
+  sort_stats st;
+
+  io::fd_handle in = io::open_input(c.in);
+  const std::uint64_t size = io::file_size(in.get(), c.in);
+  const std::size_t e = c.layout.elem_bytes;
+  if (size % e != 0)
+    throw io::io_error(c.in + ": " + std::to_string(size) + " bytes is not a whole number of " +
+                                  std::to_string(e) + "-byte " + (c.layout.records ? "records" : "keys") +
+                                  " (" + std::to_string(size % e) + " bytes left over)");
+  const std::uint64_t n = size / e;
+  io::fd_handle vals;
+  if (!c.values_in.empty()) {
+    vals = io::open_input(c.values_in);
+    const std::uint64_t vs = io::file_size(vals.get(), c.values_in);
+    if (!value_size.empty()) {
+      c.value_bytes = std::size_t(parse_count(value_size));
+      if (c.value_bytes == 0) throw usage_error("--value-size must be more than 0");
+    } else if (n > 0) {
+      c.value_bytes = std::size_t(vs / n);
+    }
+    if (n > 0 && (c.value_bytes == 0 || vs != n * c.value_bytes))
+      throw io::io_error(c.values_in + ": " + std::to_string(vs) + " bytes do not hold " + std::to_string(n) +
+                                    " values" + (value_size.empty() ? "" : " of " + value_size + " bytes") +
+                                    " (one per element of " + c.in + ")");
+    if (n == 0 && vs != 0) throw io::io_error(c.values_in + ": values for an empty input");
+  }
+  if (c.eng != radix::engine::automatic && !radix::engine_available(c.eng))
+    throw radix::engine_unavailable(std::string("radix: engine ") +
+                                    (c.eng == radix::engine::cuda ? "cuda" : c.eng == radix::engine::opencl ? "opencl" : "cpu") +
+                                    " is not available on this machine (see 'radix --version')");
+  if (c.memory == 0) c.memory = std::max<std::uint64_t>(io::available_memory() / 2, std::uint64_t(64) << 20);
+  st.budget = c.memory;
+
+  progress prog(!c.quiet && (c.force_progress || ::isatty(2)));
+  const std::uint64_t need = n * sort_bytes_per_element(c.layout, c.value_bytes);
+  if (need <= c.memory)
+    sort_in_memory(c, in.get(), vals.get(), n, prog, st);
+  else
+    sort_external(c, in.get(), vals.get(), n, prog, st);
+  prog.clear();
+  st.total = since(t0);
+
+  if (c.stats) {
+    const radix::engine used = c.eng == radix::engine::automatic ? radix::default_engine() : c.eng;
+    const char* en = st.fell_back_to_cpu ? "cpu (fallback)" : used == radix::engine::cuda ? "cuda" : used == radix::engine::opencl ? "opencl" : "cpu";
+    const double bytes = double(n) * double(e + c.value_bytes);
+    std::fprintf(stderr,
+                 "radix sort: %" PRIu64 " %s%s, %s, engine %s\n"
+                 "  memory budget %s: %s\n",
+                 n, c.layout.str().c_str(), c.value_bytes ? (" with " + std::to_string(c.value_bytes) + "-byte values").c_str() : "",
+                 format_bytes(bytes).c_str(), en, format_bytes(double(st.budget)).c_str(),
+                 st.runs <= 1 ? "sorted in memory (one pass over the file)"
+                              : (std::to_string(st.runs) + " runs of up to " + std::to_string(st.run_elems) +
+                                 " elements, then one merge (two passes over the file)").c_str());
+    if (st.runs <= 1)
+      std::fprintf(stderr, "  read %.3f s, sort %.3f s, verify %.3f s, write %.3f s\n", st.read, st.sort, st.verify, st.write);
+    else
+      std::fprintf(stderr, "  read + sort + write runs %.3f s, merge + verify + write %.3f s, commit %.3f s\n", st.sort, st.merge,
+                   st.write);
+    std::fprintf(stderr, "  total %.3f s, %s/s, %.1f M elements/s\n", st.total, format_bytes(bytes / std::max(st.total, 1e-9)).c_str(),
+                 double(n) / std::max(st.total, 1e-9) / 1e6);
+  }
+  return exit_ok;
+}
+
+}  // namespace radix_cli
