@@ -20,8 +20,10 @@ fi
 RADIX_JOBS="${RADIX_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # Debian/Ubuntu packages the project uses: the toolchain, GoogleTest for the
-# tests, ccache for rebuilds, and the benchmark peers (TBB, Boost.Sort, Highway).
-RADIX_APT_PACKAGES=(cmake ninja-build g++ libgtest-dev ccache libtbb-dev libboost-dev libhwy-dev)
+# tests, ccache for rebuilds, the benchmark peers (TBB, Boost.Sort, Highway), and
+# the OpenCL engine's headers, ICD loader and PoCL (OpenCL on the CPU, for its tests).
+RADIX_APT_PACKAGES=(cmake ninja-build g++ libgtest-dev ccache libtbb-dev libboost-dev libhwy-dev
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers)
 
 radix_log() { printf '\n==> %s\n' "$*" >&2; }
 radix_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

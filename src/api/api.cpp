@@ -12,6 +12,20 @@ namespace {
 [[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }
 
 void validate(const sort_request& r, bool check_pointers = true) {
+  const int kb = r.key.bytes;
+  switch (r.key.kind) {
+    case key_kind::unsigned_int:
+    case key_kind::signed_int:
+      if (kb != 1 && kb != 2 && kb != 4 && kb != 8) bad("integer keys of " + std::to_string(kb) + " bytes are not supported (1, 2, 4 or 8)");
+      break;
+    case key_kind::floating:
+      if (kb != 2 && kb != 4 && kb != 8) bad("float keys of " + std::to_string(kb) + " bytes are not supported (2, 4 or 8)");
+      break;
+    case key_kind::bytes:
+      if (kb < 1) bad("byte-string keys need 1..255 bytes");
+      break;
+    default: bad("unknown key kind");
+  }
   const int w = r.key.bits();
   const options& o = r.opts;
   if (o.begin_bit < 0) bad("begin_bit " + std::to_string(o.begin_bit) + " < 0");
@@ -56,7 +70,11 @@ detail::engine_impl& pick(engine e) {
 #endif
     case engine::opencl:
       if (auto* c = detail::opencl_engine()) return *c;
-      throw engine_unavailable("radix: engine opencl: not available in this build");
+#ifdef RADIX_HAS_OPENCL
+      throw engine_unavailable("radix: engine opencl: no OpenCL platform or device found (RADIX_OPENCL_DEVICE can name one)");
+#else
+      throw engine_unavailable("radix: engine opencl: this build of radix has no OpenCL engine (RADIX_ENABLE_OPENCL=OFF)");
+#endif
   }
   throw invalid_argument("radix: unknown engine");
 }
@@ -70,6 +88,11 @@ void validate_request(const sort_request& req, bool check_pointers) { validate(r
 void run(const sort_request& req, std::span<std::byte> workspace) {
   validate(req);
   auto& e = pick(req.opts.use);
+  if (req.key.kind == key_kind::bytes) {
+    // Wider than any engine's native key: LSD over 64-bit chunks (byte_keys.cpp).
+    detail::run_byte_keys(req, req.keys, req.key.bytes, 0);
+    return;
+  }
   if (!workspace.empty()) {
     const std::size_t need = e.workspace_bytes(req);
     if (workspace.size() < need)
@@ -82,6 +105,7 @@ void run(const sort_request& req, std::span<std::byte> workspace) {
 
 std::size_t workspace_bytes(const sort_request& req) {
   validate(req, false);
+  if (req.key.kind == key_kind::bytes) return 0;  // allocates its own (byte_keys.cpp)
   return pick(req.opts.use).workspace_bytes(req);
 }
 
@@ -97,9 +121,11 @@ bool engine_available(engine e) {
   return false;
 }
 
+#ifndef RADIX_HAS_OPENCL
 namespace detail {
-// The OpenCL engine arrives in its own issue.
+// Built without the OpenCL engine (RADIX_ENABLE_OPENCL=OFF); src/opencl defines it otherwise.
 engine_impl* opencl_engine() { return nullptr; }
 }  // namespace detail
+#endif
 
 }  // namespace radix

@@ -1,0 +1,417 @@
+// One sort on an OpenCL queue. Seed 001 (Helluy) §2 and §3.2: per pass a
+// histogram (one column of counters per work-item), a scan split into s
+// parts, and a reorder; an optional transpose first (§3.2.1). The digit
+// comes from the ordered key computed inside the kernels with the masks of
+// core::make_codec, so the keys keep their exact bits and no host pass
+// touches them. Passes come from core::plan_passes (the one planner).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cl_internal.hpp"
+#include "radix/core/ordered_bits.hpp"
+#include "radix/core/pass_plan.hpp"
+#include "radix/error.hpp"
+
+namespace radix::opencl::detail {
+
+codec_args codec_for(key_desc key, order dir, float_order floats) {
+  codec_args a;
+  auto fill = [&](auto c) {
+    a.pos_xor = c.pos_xor;
+    a.neg_xor = c.neg_xor;
+    a.flip = c.flip;
+    a.nan_above = c.nan_above;
+    a.canon = c.canon ? 1 : 0;
+  };
+  switch (key.bytes) {
+    case 1: fill(core::make_codec<std::uint8_t>(key, dir, floats)); break;
+    case 2: fill(core::make_codec<std::uint16_t>(key, dir, floats)); break;
+    case 4: fill(core::make_codec<std::uint32_t>(key, dir, floats)); break;
+    case 8: fill(core::make_codec<std::uint64_t>(key, dir, floats)); break;
+    default: throw invalid_argument("radix: the opencl engine has no keys of " + std::to_string(key.bytes) + " bytes");
+  }
+  return a;
+}
+
+namespace {
+
+constexpr std::uint64_t four_g = 0x100000000ull;
+
+/// Values the reorder carries natively.
+bool native_value(std::size_t b) { return b == 1 || b == 2 || b == 4 || b == 8; }
+
+/// Bytes of the payload the reorder moves with each key (0: keys only).
+std::size_t carried_bytes(const sort_request& r) {
+  switch (r.op) {
+    case operation::keys: return 0;
+    case operation::argsort: return r.index_bytes;
+    case operation::pairs: return native_value(r.value_bytes) ? r.value_bytes : (r.n <= four_g ? 4 : 8);
+  }
+  return 0;
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t round_up(std::uint64_t a, std::uint64_t b) { return ceil_div(a, b) * b; }
+
+/// The scratch buffers of one sort, in the order they are carved.
+struct layout {
+  geometry geo;
+  std::size_t carried = 0;
+  std::uint64_t keys_bytes = 0, vals_bytes = 0, hist_bytes = 0, sums_bytes = 0, perm_bytes = 0, copy_bytes = 0;
+  unsigned parts = 1;
+  std::uint64_t part_len = 0;
+  std::uint64_t total(std::size_t align) const {
+    std::uint64_t t = 0;
+    for (std::uint64_t b : {keys_bytes, keys_bytes, vals_bytes, vals_bytes, hist_bytes, sums_bytes, perm_bytes,
+                            copy_bytes})
+      t += round_up(std::max<std::uint64_t>(b, 1), align);
+    return t;
+  }
+};
+
+layout layout_for(const queue_facts& f, const sort_request& r) {
+  layout l;
+  l.geo = geometry_for(f, r);
+  l.carried = carried_bytes(r);
+  const std::uint64_t pos = l.geo.wide ? 8 : 4;
+  l.keys_bytes = l.geo.slots * r.key.bytes;
+  l.vals_bytes = l.geo.slots * l.carried;
+  const std::uint64_t hist_len = (std::uint64_t(1) << l.geo.digit_bits) * l.geo.items;
+  l.hist_bytes = hist_len * pos;
+  l.parts = unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(f.pol.scan_parts, ceil_div(hist_len, f.pol.scan_items))));
+  l.part_len = ceil_div(hist_len, l.parts);
+  l.sums_bytes = std::uint64_t(l.parts) * pos;
+  if (r.op == operation::pairs && !native_value(r.value_bytes)) {
+    l.perm_bytes = r.n * l.carried;
+    l.copy_bytes = r.n * r.value_bytes;
+  }
+  return l;
+}
+
+/// A cl_mem that releases itself.
+struct mem {
+  cl_mem m = nullptr;
+  mem() = default;
+  explicit mem(cl_mem x) : m(x) {}
+  mem(mem&& o) noexcept : m(std::exchange(o.m, nullptr)) {}
+  mem& operator=(mem&& o) noexcept {
+    std::swap(m, o.m);
+    return *this;
+  }
+  ~mem() {
+    if (m) clReleaseMemObject(m);
+  }
+};
+
+/// Hands out scratch buffers: sub-buffers of the caller's workspace, or
+/// buffers of their own when there is none.
+class carver {
+ public:
+  carver(const queue_facts& f, cl_mem ws, std::size_t ws_bytes) : f_(f), ws_(ws), ws_bytes_(ws_bytes) {}
+  mem take(std::uint64_t bytes, const char* what) {
+    bytes = std::max<std::uint64_t>(bytes, 1);
+    cl_int err = CL_SUCCESS;
+    if (ws_) {
+      const std::uint64_t size = round_up(bytes, f_.info.base_align);
+      if (at_ + size > ws_bytes_) throw out_of_memory("radix: OpenCL workspace too small");
+      cl_buffer_region region{std::size_t(at_), std::size_t(bytes)};
+      cl_mem m = clCreateSubBuffer(ws_, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+      check(err, "clCreateSubBuffer");
+      at_ += size;
+      return mem(m);
+    }
+    if (bytes > f_.info.max_alloc)
+      throw out_of_memory("radix: OpenCL scratch buffer '" + std::string(what) + "' of " + std::to_string(bytes) +
+                          " bytes is larger than the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE (" +
+                          std::to_string(f_.info.max_alloc) + ")");
+    cl_mem m = clCreateBuffer(f_.context, CL_MEM_READ_WRITE, std::size_t(bytes), nullptr, &err);
+    if (err == CL_INVALID_BUFFER_SIZE || err == CL_OUT_OF_RESOURCES) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    check(err, "clCreateBuffer");
+    return mem(m);
+  }
+
+ private:
+  const queue_facts& f_;
+  cl_mem ws_;
+  std::size_t ws_bytes_;
+  std::uint64_t at_ = 0;
+};
+
+enum class phase { transpose, histogram, scan, reorder, other };
+
+/// Enqueues kernels and, when profiling, keeps their events by phase.
+class launcher {
+ public:
+  launcher(cl_command_queue q, bool profile) : q_(q), profile_(profile) {}
+  ~launcher() {
+    for (auto& e : events_) clReleaseEvent(e.second);
+  }
+  void run(kernel& k, phase ph, cl_uint dims, const std::size_t* global, const std::size_t* local, const char* name) {
+    for (cl_uint d = 0; d < dims; ++d)
+      if (global[d] == 0) return;
+    cl_event ev = nullptr;
+    const cl_int err = clEnqueueNDRangeKernel(q_, k.k, dims, nullptr, global, local, 0, nullptr, profile_ ? &ev : nullptr);
+    if (err != CL_SUCCESS)
+      check(err, (std::string("clEnqueueNDRangeKernel(") + name + ")").c_str());
+    if (ev) events_.emplace_back(ph, ev);
+  }
+  void copy(cl_mem from, cl_mem to, std::uint64_t bytes) {
+    if (bytes == 0) return;
+    cl_event ev = nullptr;
+    check(clEnqueueCopyBuffer(q_, from, to, 0, 0, std::size_t(bytes), 0, nullptr, profile_ ? &ev : nullptr),
+          "clEnqueueCopyBuffer");
+    if (ev) events_.emplace_back(phase::other, ev);
+  }
+  void collect(phase_times& t) {
+    check(clFinish(q_), "clFinish");
+    for (auto& [ph, ev] : events_) {
+      cl_ulong a = 0, b = 0;
+      check(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(a), &a, nullptr),
+            "clGetEventProfilingInfo (was the queue created with CL_QUEUE_PROFILING_ENABLE?)");
+      check(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(b), &b, nullptr), "clGetEventProfilingInfo");
+      const double ms = double(b - a) * 1e-6;
+      switch (ph) {
+        case phase::transpose: t.transpose_ms += ms; break;
+        case phase::histogram: t.histogram_ms += ms; break;
+        case phase::scan: t.scan_ms += ms; break;
+        case phase::reorder: t.reorder_ms += ms; break;
+        case phase::other: t.other_ms += ms; break;
+      }
+    }
+  }
+
+ private:
+  cl_command_queue q_;
+  bool profile_;
+  std::vector<std::pair<phase, cl_event>> events_;
+};
+
+void set_codec(kernel& k, cl_uint at, const codec_args& c) {
+  k.arg(at + 0, cl_ulong(c.pos_xor));
+  k.arg(at + 1, cl_ulong(c.neg_xor));
+  k.arg(at + 2, cl_ulong(c.flip));
+  k.arg(at + 3, cl_ulong(c.nan_above));
+  k.arg(at + 4, cl_int(c.canon));
+}
+
+std::size_t grid_for(std::uint64_t n, std::size_t wg) {
+  // Enough groups to fill a device, few enough that each item loops a while.
+  const std::uint64_t want = std::min<std::uint64_t>(ceil_div(n, wg), 4096);
+  return std::size_t(want * wg);
+}
+
+}  // namespace
+
+geometry geometry_for(const queue_facts& f, const sort_request& r) {
+  geometry g;
+  const policy& p = f.pol;
+  const std::uint64_t n = std::max<std::uint64_t>(r.n, 1);
+  // Fewer groups for small inputs: the histogram has 2^r x G x I entries to
+  // scan whatever n is, so give each item at least a few hundred keys.
+  const std::uint64_t groups =
+      std::clamp<std::uint64_t>(ceil_div(n, std::uint64_t(p.items) * 256), 1, std::max(1u, p.groups));
+  g.items = groups * p.items;
+  g.chunk = ceil_div(n, g.items);
+  g.slots = g.items * g.chunk;
+  g.wide = g.slots >= four_g;
+  const std::uint64_t pos = g.wide ? 8 : 4;
+  int bits = r.opts.digit_bits > 0 ? r.opts.digit_bits : p.digit_bits;
+  bits = std::clamp(bits, 1, 16);
+  // Helluy's S = 2^r x I x sizeof(counter) < local memory (§3.2.1), with
+  // room left for the compiler's own use.
+  const std::uint64_t room = f.info.local_mem > 2048 ? f.info.local_mem - 1024 : f.info.local_mem;
+  while (bits > 1 && (std::uint64_t(1) << bits) * p.items * pos > room) --bits;
+  g.digit_bits = bits;
+  return g;
+}
+
+/// Byte-string keys reach the engine only as argsorts of 64-bit chunks (src/api).
+void check_key(const sort_request& r) {
+  if (r.key.kind == key_kind::bytes)
+    throw invalid_argument("radix: the OpenCL buffer API has no byte-string keys; sort them through the host API");
+}
+
+std::size_t workspace_impl(const queue_facts& f, const sort_request& r) {
+  check_key(r);
+  if (r.n < 2) return 0;
+  return std::size_t(layout_for(f, r).total(f.info.base_align));
+}
+
+void sort_impl(const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t ws_bytes, phase_times* profile) {
+  check_key(r);
+  const queue_facts f = facts_of(q);
+  const std::uint64_t n = r.n;
+  cl_mem K = static_cast<cl_mem>(r.keys);
+  const int end_bit = r.opts.end_bit < 0 ? r.key.bits() : r.opts.end_bit;
+  const layout l = layout_for(f, r);
+  if (ws && ws_bytes < l.total(f.info.base_align))
+    throw out_of_memory("radix: OpenCL workspace of " + std::to_string(ws_bytes) + " bytes is too small; this sort needs " +
+                        std::to_string(l.total(f.info.base_align)));
+  if (!ws && l.total(f.info.base_align) > f.info.global_mem)
+    throw out_of_memory("radix: this OpenCL sort needs " + std::to_string(l.total(f.info.base_align)) +
+                        " bytes of scratch; the device has " + std::to_string(f.info.global_mem));
+  launcher run(q, profile != nullptr);
+  const std::size_t one = 1;
+
+  const core::pass_plan plan = core::plan_passes(r.opts.begin_bit, end_bit, l.geo.digit_bits);
+  const program_key pk{int(r.key.bytes), int(l.carried), l.geo.wide};
+
+  if (n < 2 && r.op != operation::argsort) return;
+  cl_program prog = get_program(f.context, f.device, f.pol, pk);
+
+  if (r.op == operation::argsort && (n == 1 || plan.count == 0)) {
+    // Nothing to sort by: the permutation is the identity.
+    kernel k(prog, "rx_iota");
+    k.arg(0, static_cast<cl_mem>(r.indices));
+    k.arg(1, cl_ulong(n));
+    const std::size_t wg = std::min<std::size_t>(64, f.info.max_wg), global = grid_for(n, wg);
+    run.run(k, phase::other, 1, &global, &wg, "rx_iota");
+    if (profile) run.collect(*profile);
+    return;
+  }
+  if (n < 2 || plan.count == 0) return;
+
+  carver c(f, ws, ws_bytes);
+  mem S[2] = {c.take(l.keys_bytes, "keys 0"), c.take(l.keys_bytes, "keys 1")};
+  mem SV[2] = {c.take(l.vals_bytes, "values 0"), c.take(l.vals_bytes, "values 1")};
+  mem H = c.take(l.hist_bytes, "histogram"), sums = c.take(l.sums_bytes, "scan sums");
+  mem perm, copy;
+  const bool via_index = r.op == operation::pairs && !native_value(r.value_bytes);
+  if (via_index) {
+    perm = c.take(l.perm_bytes, "permutation");
+    copy = c.take(l.copy_bytes, "values copy");
+  }
+
+  const geometry& g = l.geo;
+  const std::uint64_t kb = r.key.bytes, vb = l.carried;
+  const bool gen_index = r.op == operation::argsort || via_index;
+  // Where the payload starts and where the final keys / payload land.
+  cl_mem V = r.op == operation::pairs && !via_index ? static_cast<cl_mem>(r.values) : nullptr;
+  cl_mem final_vals = r.op == operation::argsort ? static_cast<cl_mem>(r.indices) : via_index ? perm.m : V;
+
+  // Source of pass 0: the caller's keys, or a (transposed) copy in S[1].
+  cl_mem src_k = K, src_v = V;
+  bool src_tr = false;
+  const bool transpose = f.pol.transpose && g.items > 1;
+  if (transpose) {
+    kernel tk(prog, "rx_transpose_keys");
+    tk.arg(0, K);
+    tk.arg(1, S[1].m);
+    tk.arg(2, cl_ulong(n));
+    tk.arg(3, cl_ulong(g.chunk));
+    tk.arg(4, cl_ulong(g.items));
+    const std::size_t tile = f.pol.tile;
+    const std::size_t global[2] = {std::size_t(round_up(g.chunk, tile)), std::size_t(round_up(g.items, tile))};
+    const std::size_t local[2] = {tile, tile};
+    run.run(tk, phase::transpose, 2, global, local, "rx_transpose_keys");
+    if (V) {
+      kernel tv(prog, "rx_transpose_vals");
+      tv.arg(0, V);
+      tv.arg(1, SV[1].m);
+      tv.arg(2, cl_ulong(n));
+      tv.arg(3, cl_ulong(g.chunk));
+      tv.arg(4, cl_ulong(g.items));
+      run.run(tv, phase::transpose, 2, global, local, "rx_transpose_vals");
+    }
+    src_k = S[1].m;
+    src_v = V ? SV[1].m : nullptr;
+    src_tr = true;
+  } else if (plan.count == 1 && r.op != operation::argsort) {
+    // One pass cannot reorder in place: move the input aside first.
+    run.copy(K, S[1].m, n * kb);
+    if (V) run.copy(V, SV[1].m, n * vb);
+    src_k = S[1].m;
+    src_v = V ? SV[1].m : nullptr;
+  }
+  if (!src_v) src_v = H.m;  // not read (gen_index, or keys only); any valid buffer
+
+  const codec_args codec = codec_for(r.key, r.opts.direction, r.opts.floats);
+  kernel hk(prog, "rx_histogram"), ss(prog, "rx_scan_sums"), st(prog, "rx_scan_top"), sp(prog, "rx_scan_parts"),
+      rk(prog, "rx_reorder");
+  const std::size_t pos = g.wide ? 8 : 4;
+  const std::size_t items = f.pol.items, groups_global = std::size_t(g.items);
+  const std::size_t scan_wg = f.pol.scan_items, scan_global = std::size_t(l.parts) * scan_wg;
+
+  for (int p = 0; p < plan.count; ++p) {
+    const core::pass& ps = plan[p];
+    const bool last = p == plan.count - 1;
+    const std::uint64_t hist_len = (std::uint64_t(1) << ps.bits) * g.items;
+    const std::uint64_t part = ceil_div(hist_len, l.parts);
+    cl_mem dst_k = S[p % 2].m;
+    // The last pass writes the caller's keys; argsort leaves them alone and
+    // drops its keys in whichever scratch buffer is not the pass's source.
+    if (last) dst_k = r.op != operation::argsort ? K : src_k == S[0].m ? S[1].m : S[0].m;
+    cl_mem dst_v = last ? final_vals : SV[p % 2].m;
+    if (!dst_v) dst_v = H.m;  // keys only
+    const cl_uint in_tr = src_tr ? 1 : 0, out_tr = (!last && transpose) ? 1 : 0;
+
+    hk.arg(0, src_k);
+    hk.arg(1, cl_ulong(n));
+    hk.arg(2, cl_ulong(g.chunk));
+    hk.arg(3, in_tr);
+    set_codec(hk, 4, codec);
+    hk.arg(9, cl_uint(ps.shift));
+    hk.arg(10, cl_uint(ps.bits));
+    hk.arg(11, H.m);
+    hk.local(12, (std::size_t(1) << ps.bits) * items * pos);
+    run.run(hk, phase::histogram, 1, &groups_global, &items, "rx_histogram");
+
+    ss.arg(0, H.m);
+    ss.arg(1, cl_ulong(hist_len));
+    ss.arg(2, cl_ulong(part));
+    ss.arg(3, sums.m);
+    ss.local(4, scan_wg * pos);
+    run.run(ss, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_sums");
+    st.arg(0, sums.m);
+    st.arg(1, cl_uint(l.parts));
+    run.run(st, phase::scan, 1, &one, &one, "rx_scan_top");
+    sp.arg(0, H.m);
+    sp.arg(1, cl_ulong(hist_len));
+    sp.arg(2, cl_ulong(part));
+    sp.arg(3, sums.m);
+    sp.local(4, scan_wg * pos);
+    run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
+
+    rk.arg(0, src_k);
+    rk.arg(1, dst_k);
+    rk.arg(2, src_v);
+    rk.arg(3, dst_v);
+    rk.arg(4, cl_ulong(n));
+    rk.arg(5, cl_ulong(g.chunk));
+    rk.arg(6, in_tr);
+    rk.arg(7, out_tr);
+    set_codec(rk, 8, codec);
+    rk.arg(13, cl_uint(ps.shift));
+    rk.arg(14, cl_uint(ps.bits));
+    rk.arg(15, H.m);
+    rk.arg(16, cl_uint(gen_index && p == 0 ? 1 : 0));
+    rk.local(17, (std::size_t(1) << ps.bits) * items * pos);
+    run.run(rk, phase::reorder, 1, &groups_global, &items, "rx_reorder");
+
+    src_k = dst_k;
+    src_v = dst_v;
+    src_tr = out_tr != 0;
+  }
+
+  if (via_index) {
+    // Values the reorder does not carry: gather them by the permutation.
+    cl_mem Vuser = static_cast<cl_mem>(r.values);
+    run.copy(Vuser, copy.m, n * r.value_bytes);
+    kernel gk(prog, "rx_gather");
+    gk.arg(0, copy.m);
+    gk.arg(1, Vuser);
+    gk.arg(2, perm.m);
+    gk.arg(3, cl_ulong(n));
+    gk.arg(4, cl_ulong(r.value_bytes));
+    const std::size_t wg = std::min<std::size_t>(64, f.info.max_wg), global = grid_for(n, wg);
+    run.run(gk, phase::other, 1, &global, &wg, "rx_gather");
+  }
+  if (profile) {
+    profile->passes = plan.count;
+    run.collect(*profile);
+  }
+}
+
+}  // namespace radix::opencl::detail

@@ -1,0 +1,379 @@
+// OpenCL-engine tests (label opencl): the kernel codec against the C++ codec
+// of src/core, each phase of a pass (histogram, scan, reorder) against a
+// plain CPU twin at sizes around the work-group and row boundaries, the
+// program cache, and the cl_mem API (workspace, errors). Random inputs come
+// from printed seeds (RADIX_TEST_SEED). Without an OpenCL device every test
+// skips and the binary exits 77.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "opencl/cl_internal.hpp"
+#include "radix/core/ordered_bits.hpp"
+#include "radix/core/pass_plan.hpp"
+#include "radix_test.hpp"
+
+namespace ocl = radix::opencl;
+namespace od = radix::opencl::detail;
+
+namespace {
+
+#define SKIP_WITHOUT_DEVICE()                                                             \
+  if (!radix::engine_available(radix::engine::opencl)) GTEST_SKIP() << "no OpenCL device"; \
+  od::host_device& dev = *od::default_device()
+
+/// A device buffer for the tests.
+struct buf {
+  cl_mem m = nullptr;
+  std::size_t bytes = 0;
+  buf(od::host_device& d, std::size_t b) : bytes(std::max<std::size_t>(b, 1)) {
+    cl_int err = CL_SUCCESS;
+    m = clCreateBuffer(d.context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    od::check(err, "clCreateBuffer");
+  }
+  template <class T>
+  buf(od::host_device& d, const std::vector<T>& v) : buf(d, v.size() * sizeof(T)) {
+    if (!v.empty()) od::check(clEnqueueWriteBuffer(d.queue, m, CL_TRUE, 0, v.size() * sizeof(T), v.data(), 0, nullptr, nullptr), "write");
+  }
+  ~buf() { clReleaseMemObject(m); }
+  template <class T>
+  std::vector<T> read(od::host_device& d, std::size_t n) const {
+    std::vector<T> v(n);
+    if (n) od::check(clEnqueueReadBuffer(d.queue, m, CL_TRUE, 0, n * sizeof(T), v.data(), 0, nullptr, nullptr), "read");
+    return v;
+  }
+};
+
+void launch(od::host_device& d, od::kernel& k, std::size_t global, std::size_t local) {
+  od::check(clEnqueueNDRangeKernel(d.queue, k.k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "launch");
+  od::check(clFinish(d.queue), "clFinish");
+}
+
+void set_codec(od::kernel& k, cl_uint at, const od::codec_args& c) {
+  k.arg(at + 0, cl_ulong(c.pos_xor));
+  k.arg(at + 1, cl_ulong(c.neg_xor));
+  k.arg(at + 2, cl_ulong(c.flip));
+  k.arg(at + 3, cl_ulong(c.nan_above));
+  k.arg(at + 4, cl_int(c.canon));
+}
+
+// ---- the codec: one transform ------------------------------------------------------
+
+template <class U>
+void check_codec(od::host_device& dev, radix::key_desc key, const std::vector<U>& in) {
+  const od::policy pol = od::policy_for(dev.info);
+  cl_program p = od::get_program(dev.context, dev.info.device, pol, {int(sizeof(U)), 0, false});
+  for (auto dir : {radix::order::ascending, radix::order::descending})
+    for (auto fo : {radix::float_order::numeric, radix::float_order::total}) {
+      const auto codec = radix::core::make_codec<U>(key, dir, fo);
+      buf a(dev, in), b(dev, in.size() * sizeof(U));
+      od::kernel k(p, "rx_ordered");
+      k.arg(0, a.m);
+      k.arg(1, b.m);
+      k.arg(2, cl_ulong(in.size()));
+      set_codec(k, 3, od::codec_for(key, dir, fo));
+      launch(dev, k, 256, 64 <= dev.info.max_wg ? 64 : 1);
+      const auto got = b.read<U>(dev, in.size());
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < in.size() && bad < 5; ++i)
+        if (got[i] != codec(in[i])) {
+          ++bad;
+          ADD_FAILURE() << "kind " << int(key.kind) << " bytes " << int(key.bytes) << " dir " << dir << " floats " << fo
+                        << ": key 0x" << std::hex << std::uint64_t(in[i]) << " -> kernel 0x" << std::uint64_t(got[i])
+                        << ", core 0x" << std::uint64_t(codec(in[i]));
+        }
+    }
+}
+
+TEST(OpenclCodec, KernelMatchesCoreCodec) {
+  SKIP_WITHOUT_DEVICE();
+  std::vector<std::uint8_t> b8(256);
+  std::iota(b8.begin(), b8.end(), 0);
+  std::vector<std::uint16_t> b16(65536);
+  std::iota(b16.begin(), b16.end(), 0);
+  const std::uint64_t seed = rt::case_seed("opencl-codec");
+  SCOPED_TRACE("seed " + rt::hex(seed));
+  rt::rng r(seed);
+  std::vector<std::uint32_t> b32;
+  std::vector<std::uint64_t> b64;
+  // Specials (zeros, infinities, NaNs, extremes) and random patterns.
+  for (std::uint32_t s : {0u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x7F800001u, 1u,
+                          0x7FFFFFFFu, 0xFFFFFFFFu})
+    b32.push_back(s);
+  for (std::uint64_t s : {0ull, 1ull << 63, 0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x7FF8000000000000ull,
+                          0xFFF0000000000001ull, ~0ull, 0x7FFFFFFFFFFFFFFFull})
+    b64.push_back(s);
+  for (int i = 0; i < 100000; ++i) {
+    b32.push_back(std::uint32_t(r()));
+    b64.push_back(r());
+  }
+  using radix::key_desc_of;
+  check_codec(dev, key_desc_of<std::uint8_t>(), b8);
+  check_codec(dev, key_desc_of<std::int8_t>(), b8);
+  check_codec(dev, key_desc_of<std::uint16_t>(), b16);
+  check_codec(dev, key_desc_of<std::int16_t>(), b16);
+  check_codec(dev, key_desc_of<radix::float16>(), b16);
+  check_codec(dev, key_desc_of<radix::bfloat16>(), b16);
+  check_codec(dev, key_desc_of<std::uint32_t>(), b32);
+  check_codec(dev, key_desc_of<std::int32_t>(), b32);
+  check_codec(dev, key_desc_of<float>(), b32);
+  check_codec(dev, key_desc_of<std::uint64_t>(), b64);
+  check_codec(dev, key_desc_of<std::int64_t>(), b64);
+  check_codec(dev, key_desc_of<double>(), b64);
+}
+
+// ---- one pass, phase by phase, against its CPU twin ------------------------------------
+
+/// The readable twin of a pass (seed 001 §2): H(c, t) counts digit c in row t
+/// (rows of `chunk` slots, linear layout); scanned in (c, t) order it gives
+/// each row's first slot per digit; the reorder moves keys row by row, in order.
+struct twin {
+  std::vector<std::uint32_t> hist, scanned, out;
+};
+twin cpu_pass(const std::vector<std::uint32_t>& keys, std::uint64_t T, std::uint64_t chunk, int shift, int bits) {
+  twin w;
+  const std::uint64_t R = 1ull << bits;
+  w.hist.assign(R * T, 0);
+  auto digit = [&](std::uint32_t k) { return (k >> shift) & (R - 1); };
+  for (std::uint64_t j = 0; j < keys.size(); ++j) w.hist[digit(keys[j]) * T + j / chunk]++;
+  w.scanned.resize(w.hist.size());
+  std::exclusive_scan(w.hist.begin(), w.hist.end(), w.scanned.begin(), 0u);
+  auto next = w.scanned;
+  w.out.resize(keys.size());
+  for (std::uint64_t j = 0; j < keys.size(); ++j) w.out[next[digit(keys[j]) * T + j / chunk]++] = keys[j];
+  return w;
+}
+
+TEST(OpenclPhases, HistogramScanReorderMatchTheirTwin) {
+  SKIP_WITHOUT_DEVICE();
+  const std::uint64_t seed = rt::case_seed("opencl-phases");
+  SCOPED_TRACE("seed " + rt::hex(seed));
+  rt::rng r(seed);
+  for (unsigned items : {1u, 4u, 32u}) {
+    if (items > dev.info.max_wg) continue;
+    od::policy pol = od::policy_for(dev.info);
+    pol.items = items;
+    pol.scan_items = std::min<unsigned>(32, unsigned(dev.info.max_wg));
+    cl_program p = od::get_program(dev.context, dev.info.device, pol, {4, 0, false});
+    for (unsigned groups : {1u, 3u})
+      for (int bits : {1, 4, 8})
+        for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(items * groups - 1), std::uint64_t(items * groups),
+                                std::uint64_t(items * groups + 1), std::uint64_t(1000), std::uint64_t(4099)}) {
+          if (n == 0) continue;
+          const std::uint64_t T = std::uint64_t(items) * groups, chunk = (n + T - 1) / T;
+          const int shift = bits == 8 ? 5 : 0;
+          SCOPED_TRACE("items " + std::to_string(items) + " groups " + std::to_string(groups) + " bits " +
+                       std::to_string(bits) + " n " + std::to_string(n));
+          std::vector<std::uint32_t> keys(n);
+          for (auto& k : keys) k = std::uint32_t(r());
+          const twin want = cpu_pass(keys, T, chunk, shift, bits);
+          const od::codec_args codec = od::codec_for(radix::key_desc_of<std::uint32_t>(), radix::order::ascending,
+                                                     radix::float_order::numeric);
+          const std::uint64_t len = (1ull << bits) * T;
+          buf K(dev, keys), out(dev, n * 4), H(dev, len * 4), sums(dev, 64 * 4);
+          od::kernel hk(p, "rx_histogram");
+          hk.arg(0, K.m);
+          hk.arg(1, cl_ulong(n));
+          hk.arg(2, cl_ulong(chunk));
+          hk.arg(3, cl_uint(0));
+          set_codec(hk, 4, codec);
+          hk.arg(9, cl_uint(shift));
+          hk.arg(10, cl_uint(bits));
+          hk.arg(11, H.m);
+          hk.local(12, (std::size_t(1) << bits) * items * 4);
+          launch(dev, hk, T, items);
+          EXPECT_EQ(H.read<std::uint32_t>(dev, len), want.hist) << "histogram";
+
+          const unsigned parts = unsigned(std::min<std::uint64_t>(5, len));
+          const std::uint64_t part = (len + parts - 1) / parts;
+          od::kernel ss(p, "rx_scan_sums"), st(p, "rx_scan_top"), sp(p, "rx_scan_parts");
+          ss.arg(0, H.m);
+          ss.arg(1, cl_ulong(len));
+          ss.arg(2, cl_ulong(part));
+          ss.arg(3, sums.m);
+          ss.local(4, pol.scan_items * 4);
+          launch(dev, ss, std::size_t(parts) * pol.scan_items, pol.scan_items);
+          st.arg(0, sums.m);
+          st.arg(1, cl_uint(parts));
+          launch(dev, st, 1, 1);
+          sp.arg(0, H.m);
+          sp.arg(1, cl_ulong(len));
+          sp.arg(2, cl_ulong(part));
+          sp.arg(3, sums.m);
+          sp.local(4, pol.scan_items * 4);
+          launch(dev, sp, std::size_t(parts) * pol.scan_items, pol.scan_items);
+          EXPECT_EQ(H.read<std::uint32_t>(dev, len), want.scanned) << "scan";
+
+          od::kernel rk(p, "rx_reorder");
+          rk.arg(0, K.m);
+          rk.arg(1, out.m);
+          rk.arg(2, H.m);
+          rk.arg(3, H.m);
+          rk.arg(4, cl_ulong(n));
+          rk.arg(5, cl_ulong(chunk));
+          rk.arg(6, cl_uint(0));
+          rk.arg(7, cl_uint(0));
+          set_codec(rk, 8, codec);
+          rk.arg(13, cl_uint(shift));
+          rk.arg(14, cl_uint(bits));
+          rk.arg(15, H.m);
+          rk.arg(16, cl_uint(0));
+          rk.local(17, (std::size_t(1) << bits) * items * 4);
+          launch(dev, rk, T, items);
+          EXPECT_EQ(out.read<std::uint32_t>(dev, n), want.out) << "reorder";
+        }
+  }
+}
+
+// ---- whole sorts through the cl_mem API -----------------------------------------------
+
+template <class K>
+std::vector<K> sorted_copy(std::vector<K> v) {
+  std::stable_sort(v.begin(), v.end());
+  return v;
+}
+
+TEST(OpenclApi, KeysPairsArgsortOnBuffersWithAndWithoutWorkspace) {
+  SKIP_WITHOUT_DEVICE();
+  cl_command_queue q = ocl::host_queue();
+  const std::uint64_t seed = rt::case_seed("opencl-api");
+  SCOPED_TRACE("seed " + rt::hex(seed));
+  rt::rng r(seed);
+  for (std::size_t n : {std::size_t(2), std::size_t(777), std::size_t(70001)}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::vector<std::uint32_t> keys(n);
+    for (auto& k : keys) k = std::uint32_t(r() % 1000);  // many equal keys: stability shows
+    std::vector<std::uint32_t> perm(n);
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::stable_sort(perm.begin(), perm.end(), [&](auto a, auto b) { return keys[a] < keys[b]; });
+    const auto want = sorted_copy(keys);
+    for (bool with_ws : {false, true}) {
+      SCOPED_TRACE(with_ws ? "with workspace" : "without workspace");
+      {  // keys
+        buf K(dev, keys);
+        const std::size_t wsb = ocl::sort_keys_workspace_bytes<std::uint32_t>(q, n);
+        buf W(dev, wsb);
+        if (with_ws) ocl::sort_keys<std::uint32_t>(K.m, n, W.m, wsb, q);
+        else ocl::sort_keys<std::uint32_t>(K.m, n, q);
+        EXPECT_EQ(K.read<std::uint32_t>(dev, n), want);
+      }
+      {  // pairs with native values and with 12-byte values (index + gather)
+        struct v12 { std::uint32_t a, b, c; };
+        std::vector<std::uint64_t> v8(n);
+        std::vector<v12> w(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          v8[i] = i * 3;
+          w[i] = {std::uint32_t(i), ~std::uint32_t(i), 7};
+        }
+        buf K(dev, keys), V(dev, v8);
+        const std::size_t wsb = ocl::sort_pairs_workspace_bytes<std::uint32_t, std::uint64_t>(q, n);
+        buf W(dev, wsb);
+        if (with_ws) ocl::sort_pairs<std::uint32_t, std::uint64_t>(K.m, V.m, n, W.m, wsb, q);
+        else ocl::sort_pairs<std::uint32_t, std::uint64_t>(K.m, V.m, n, q);
+        const auto got = V.read<std::uint64_t>(dev, n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], perm[i] * 3) << i;
+        buf K2(dev, keys), V2(dev, w);
+        const std::size_t wsb2 = ocl::sort_pairs_workspace_bytes<std::uint32_t, v12>(q, n);
+        buf W2(dev, wsb2);
+        if (with_ws) ocl::sort_pairs<std::uint32_t, v12>(K2.m, V2.m, n, W2.m, wsb2, q);
+        else ocl::sort_pairs<std::uint32_t, v12>(K2.m, V2.m, n, q);
+        const auto gw = V2.read<v12>(dev, n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(gw[i].a, perm[i]) << i;
+        EXPECT_EQ(K2.read<std::uint32_t>(dev, n), want);
+      }
+      {  // argsort into 64-bit indices, keys untouched
+        buf K(dev, keys), I(dev, n * 8);
+        const std::size_t wsb = ocl::argsort_workspace_bytes<std::uint32_t, std::uint64_t>(q, n);
+        buf W(dev, wsb);
+        if (with_ws) ocl::argsort<std::uint32_t, std::uint64_t>(K.m, I.m, n, W.m, wsb, q);
+        else ocl::argsort<std::uint32_t, std::uint64_t>(K.m, I.m, n, q);
+        const auto got = I.read<std::uint64_t>(dev, n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], perm[i]) << i;
+        EXPECT_EQ(K.read<std::uint32_t>(dev, n), keys);
+      }
+    }
+  }
+}
+
+TEST(OpenclApi, Errors) {
+  SKIP_WITHOUT_DEVICE();
+  cl_command_queue q = ocl::host_queue();
+  std::vector<std::uint32_t> keys(1000, 5);
+  buf K(dev, keys);
+  // A workspace smaller than asked for: out_of_memory, keys untouched.
+  const std::size_t wsb = ocl::sort_keys_workspace_bytes<std::uint32_t>(q, keys.size());
+  buf W(dev, wsb / 2);
+  EXPECT_THROW(ocl::sort_keys<std::uint32_t>(K.m, keys.size(), W.m, wsb / 2, q), radix::out_of_memory);
+  // More scratch than the device has: out_of_memory before anything is enqueued.
+  EXPECT_THROW(ocl::sort_keys<std::uint64_t>(K.m, std::uint64_t(1) << 44, q), radix::out_of_memory);
+  // Bad options: invalid_argument.
+  radix::options o;
+  o.begin_bit = 40;
+  EXPECT_THROW(ocl::sort_keys<std::uint32_t>(K.m, keys.size(), q, o), radix::invalid_argument);
+  EXPECT_THROW(ocl::sort_keys<std::uint32_t>(nullptr, keys.size(), q), radix::invalid_argument);
+  // An out-of-order queue is refused (when the device offers one).
+  cl_int err = CL_SUCCESS;
+  cl_command_queue ooo =
+      clCreateCommandQueue(dev.context, dev.info.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  if (err == CL_SUCCESS) {
+    EXPECT_THROW(ocl::sort_keys<std::uint32_t>(K.m, keys.size(), ooo), radix::invalid_argument);
+    clReleaseCommandQueue(ooo);
+  }
+  EXPECT_EQ(K.read<std::uint32_t>(dev, keys.size()), keys);
+}
+
+// ---- the program cache -------------------------------------------------------------------
+
+TEST(OpenclPrograms, CachedPerDeviceAndOptions) {
+  SKIP_WITHOUT_DEVICE();
+  (void)dev;
+  std::vector<std::uint16_t> k(5000);
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::uint16_t(i * 7919);
+  radix::options o;
+  o.use = radix::engine::opencl;
+  auto a = k;
+  radix::sort(std::span<std::uint16_t>(a), o);  // builds (or finds) the program for 2-byte keys
+  const std::size_t built = od::programs_built();
+  for (int rep = 0; rep < 3; ++rep) {
+    auto b = k;
+    o.direction = rep % 2 ? radix::order::descending : radix::order::ascending;
+    o.end_bit = 12 + rep;
+    radix::sort(std::span<std::uint16_t>(b), o);  // runtime arguments only: no new build
+  }
+  EXPECT_EQ(od::programs_built(), built) << "options that are kernel arguments must not build programs";
+  // A different value width is a different program.
+  std::vector<std::uint16_t> v(k.size());
+  auto c = k;
+  o = {};
+  o.use = radix::engine::opencl;
+  radix::sort_pairs(std::span<std::uint16_t>(c), std::span<std::uint16_t>(v), o);
+  EXPECT_LE(od::programs_built(), built + 1);
+  EXPECT_NE(od::build_options(od::policy_for(dev.info), {2, 0, false}),
+            od::build_options(od::policy_for(dev.info), {2, 2, false}));
+}
+
+/// The 64-bit-position variant (more than 2^32 - 1 slots) is only used for huge
+/// inputs: at least check that every key width of it compiles on this device.
+TEST(OpenclPrograms, WidePositionVariantsBuild) {
+  SKIP_WITHOUT_DEVICE();
+  for (int kb : {1, 2, 4, 8})
+    for (int vb : {0, 4, 8})
+      EXPECT_NE(od::get_program(dev.context, dev.info.device, od::policy_for(dev.info), {kb, vb, true}), nullptr)
+          << "key bytes " << kb << " value bytes " << vb;
+}
+
+TEST(OpenclInfo, PolicyPrintsAndEngineInfoNamesTheDevice) {
+  SKIP_WITHOUT_DEVICE();
+  std::ostringstream s;
+  s << od::policy_for(dev.info);
+  EXPECT_NE(s.str().find("groups="), std::string::npos);
+  EXPECT_NE(ocl::engine_info().find(dev.info.device_name), std::string::npos);
+  // engine::automatic never picks OpenCL.
+  EXPECT_NE(radix::default_engine(), radix::engine::opencl);
+}
+
+}  // namespace
