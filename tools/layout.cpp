@@ -114,37 +114,57 @@ std::uint64_t element_hash(const std::byte* p, std::size_t n, std::uint64_t seed
   return mix64(h);
 }
 
+std::uint64_t checksum_seq(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
+                           std::uint64_t count) {
+  std::uint64_t s = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t h = element_hash(elems + i * elem_bytes, elem_bytes);
+    if (values) h = element_hash(values + i * value_bytes, value_bytes, h);
+    s += h;
+  }
+  return s;
+}
+
 std::uint64_t checksum(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
                        std::uint64_t count) {
   std::atomic<std::uint64_t> total{0};
   parallel_chunks(count, [&](std::uint64_t b, std::uint64_t e) {
-    std::uint64_t s = 0;
-    for (std::uint64_t i = b; i < e; ++i) {
-      std::uint64_t h = element_hash(elems + i * elem_bytes, elem_bytes);
-      if (values) h = element_hash(values + i * value_bytes, value_bytes, h);
-      s += h;
-    }
-    total.fetch_add(s);
+    total.fetch_add(checksum_seq(elems + b * elem_bytes, elem_bytes, values ? values + b * value_bytes : nullptr,
+                                 value_bytes, e - b));
   });
   return total.load();
+}
+
+std::uint64_t first_unsorted_in(const std::byte* elems, std::size_t elem_bytes, std::uint64_t b, std::uint64_t e,
+                                const normaliser& nz) {
+  if (b == 0) b = 1;
+  if (b >= e) return e;
+  if (nz.numeric()) {
+    std::uint64_t prev = nz.key64(elems + (b - 1) * elem_bytes);
+    for (std::uint64_t i = b; i < e; ++i) {
+      const std::uint64_t cur = nz.key64(elems + i * elem_bytes);
+      if (cur < prev) return i;
+      prev = cur;
+    }
+    return e;
+  }
+  std::vector<std::uint8_t> prev(nz.size()), cur(nz.size());
+  nz(elems + (b - 1) * elem_bytes, prev.data());
+  for (std::uint64_t i = b; i < e; ++i) {
+    nz(elems + i * elem_bytes, cur.data());
+    if (std::memcmp(prev.data(), cur.data(), nz.size()) > 0) return i;
+    prev.swap(cur);
+  }
+  return e;
 }
 
 std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std::uint64_t count, const normaliser& nz) {
   std::atomic<std::uint64_t> first{count};
   parallel_chunks(count, [&](std::uint64_t b, std::uint64_t e) {
-    std::vector<std::uint8_t> prev(nz.size()), cur(nz.size());
-    if (b == 0) b = 1;
-    if (b >= e) return;
-    nz(elems + (b - 1) * elem_bytes, prev.data());
-    for (std::uint64_t i = b; i < e; ++i) {
-      nz(elems + i * elem_bytes, cur.data());
-      if (std::memcmp(prev.data(), cur.data(), nz.size()) > 0) {
-        std::uint64_t f = first.load();
-        while (i < f && !first.compare_exchange_weak(f, i)) {
-        }
-        return;
-      }
-      prev.swap(cur);
+    const std::uint64_t i = first_unsorted_in(elems, elem_bytes, b, e, nz);
+    if (i == e) return;
+    std::uint64_t f = first.load();
+    while (i < f && !first.compare_exchange_weak(f, i)) {
     }
   });
   return first.load();

@@ -67,6 +67,9 @@ class normaliser {
   std::size_t size() const { return size_; }
   /// Writes the normalised key of the element at `elem` to out[0..size()).
   void operator()(const std::byte* elem, std::uint8_t* out) const;
+  /// Numeric keys: the normalised key as one integer (same order, no bytes).
+  bool numeric() const { return numeric_ != nullptr; }
+  std::uint64_t key64(const std::byte* elem) const { return numeric_(elem + l_.key_offset, spec_); }
 
  private:
   element_layout l_;
@@ -82,6 +85,9 @@ class normaliser {
 /// Equal checksums and counts before and after a sort mean nothing was lost,
 /// duplicated or altered (up to hash collisions).
 std::uint64_t element_hash(const std::byte* p, std::size_t n, std::uint64_t seed = 0);
+/// Sum of element hashes over [0, count) on this thread; values may be null.
+std::uint64_t checksum_seq(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
+                           std::uint64_t count);
 /// Sum of element hashes over [0, count), in parallel; values may be null.
 std::uint64_t checksum(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
                        std::uint64_t count);
@@ -89,6 +95,10 @@ std::uint64_t checksum(const std::byte* elems, std::size_t elem_bytes, const std
 /// Index of the first element that is out of order (ordered before its
 /// predecessor), or `count` when the sequence is sorted. Parallel.
 std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std::uint64_t count, const normaliser& nz);
+/// The same over elements [b, e) of an array, one thread: the first i in
+/// [max(b, 1), e) with elems[i] ordered before elems[i - 1], or e.
+std::uint64_t first_unsorted_in(const std::byte* elems, std::size_t elem_bytes, std::uint64_t b, std::uint64_t e,
+                                const normaliser& nz);
 
 /// Shared command-line options: --type / --record-size / --key-offset /
 /// --key-type, and --descending / --bits / --float-order. `apply` checks

@@ -35,6 +35,11 @@ class progress {
     done_ += bytes;
     draw(false);
   }
+  /// Sets the bytes done so far (for work counted elsewhere).
+  void set(std::uint64_t done) {
+    done_ = done;
+    draw(false);
+  }
   /// Erases the line (before other output, and at the end).
   void clear() {
     if (on_ && shown_) std::fputs("\r\033[K", stderr);

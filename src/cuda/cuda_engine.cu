@@ -245,6 +245,41 @@ class stager {
   cudaEvent_t ev_[2] = {nullptr, nullptr};
 };
 
+/// Pins a large host range for the duration of a sort (cudaHostRegister), so
+/// that it moves by DMA at the link's speed instead of through the staging
+/// buffers' extra memcpy. Where pinning fails (memory the driver will not
+/// lock), pinned() is false and the stager is used. Already-pinned memory is
+/// used as it is and left registered.
+class host_pin {
+ public:
+  static constexpr std::size_t min_bytes = std::size_t(64) << 20;
+  host_pin(const void* p, std::size_t bytes, cudaStream_t s) : s_(s) {
+    if (bytes < min_bytes || std::getenv("RADIX_CUDA_NO_PIN")) return;
+    void* q = const_cast<void*>(p);
+    const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterDefault);
+    if (e == cudaSuccess) {
+      p_ = q;
+      pinned_ = true;
+    } else {
+      (void)cudaGetLastError();  // not sticky: clear it and stage instead
+      pinned_ = e == cudaErrorHostMemoryAlreadyRegistered;
+    }
+  }
+  ~host_pin() {
+    if (!p_) return;
+    cudaStreamSynchronize(s_);  // copies from this range may still be in flight after an error
+    cudaHostUnregister(p_);
+  }
+  host_pin(const host_pin&) = delete;
+  host_pin& operator=(const host_pin&) = delete;
+  bool pinned() const { return pinned_; }
+
+ private:
+  void* p_ = nullptr;
+  cudaStream_t s_;
+  bool pinned_ = false;
+};
+
 /// Device memory that frees itself (stream-ordered).
 struct device_buffer {
   void* p = nullptr;
@@ -287,12 +322,26 @@ class cuda_engine_impl final : public detail::engine_impl {
     if (r.op == operation::pairs) d.values = vals.p;
     if (r.op == operation::argsort) d.indices = vals.p;
     device_buffer ws(device_workspace(d), stream_);
-    staging_.to_device(keys.p, r.keys, kb, stream_);
-    if (r.op == operation::pairs) staging_.to_device(vals.p, r.values, vb, stream_);
+    host_pin pin_keys(r.keys, kb, stream_);
+    host_pin pin_vals(r.op == operation::pairs ? r.values : r.indices, vb, stream_);
+    auto in = [&](void* dst, const void* src, std::size_t bytes, const host_pin& pin) {
+      if (pin.pinned())
+        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+      else
+        staging_.to_device(dst, src, bytes, stream_);
+    };
+    auto out = [&](void* dst, const void* src, std::size_t bytes, const host_pin& pin) {
+      if (pin.pinned())
+        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+      else
+        staging_.to_host(dst, src, bytes, stream_);
+    };
+    in(keys.p, r.keys, kb, pin_keys);
+    if (r.op == operation::pairs) in(vals.p, r.values, vb, pin_vals);
     device_sort(d, ws.p, device_workspace(d), stream_);
-    if (r.op != operation::argsort) staging_.to_host(r.keys, keys.p, kb, stream_);
-    if (r.op == operation::pairs) staging_.to_host(r.values, vals.p, vb, stream_);
-    if (r.op == operation::argsort) staging_.to_host(r.indices, vals.p, vb, stream_);
+    if (r.op != operation::argsort) out(r.keys, keys.p, kb, pin_keys);
+    if (r.op == operation::pairs) out(r.values, vals.p, vb, pin_vals);
+    if (r.op == operation::argsort) out(r.indices, vals.p, vb, pin_vals);
     RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
