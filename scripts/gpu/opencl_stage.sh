@@ -170,7 +170,7 @@ if has sweep; then
   : > "$OUT/opencl_sweep.md"
   for pol in "${POLS[@]}"; do
     echo "### RADIX_OPENCL_POLICY=$pol" >> "$OUT/opencl_sweep.md"
-    RADIX_OPENCL_POLICY="$pol" timeout 300 "$BENCH" --sizes 26 --repeat 10 >> "$OUT/opencl_sweep.md" 2>&1
+    RADIX_OPENCL_POLICY="$pol" timeout 300 "$BENCH" --sizes 26 --repeat 10 --baseline-repeat 1 >> "$OUT/opencl_sweep.md" 2>&1
     note "-- sweep $pol: exit $? :: $(grep -E 'phases\)' "$OUT/opencl_sweep.md" | tail -1)"
   done
 fi

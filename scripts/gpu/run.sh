@@ -5,9 +5,10 @@
 # benchmark. Logs go to $OUT (default ./out).
 #
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench
-#                                     pic filesort opencl
+#                                     pic broadphase lbvh filesort opencl
 #                                     (default: build test conformance sanitize large bench)
-# pic, filesort and opencl run scripts/gpu/{pic,filesort,opencl}_stage.sh on this build.
+# pic, broadphase, lbvh, filesort and opencl run scripts/gpu/<name>_stage.sh (on this build,
+# except opencl, which builds its own with CUDA off).
 #
 # Where GoogleTest is not installed (the device image), the conformance suite
 # builds it from a copy of its sources at build-gtest-src/ (ignored by git;
@@ -113,6 +114,12 @@ if has pic; then
   BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/pic_stage.sh ${PIC_STAGES:-verify sanitize bench} > "$OUT/pic_stage.log" 2>&1
   note "-- pic stage: exit $? (summary in pic_summary.txt)"
 fi
+for app in broadphase lbvh; do
+  if has $app; then
+    BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/${app}_stage.sh > "$OUT/${app}_stage.log" 2>&1
+    note "-- $app stage: exit $? (summary in ${app}_summary.txt)"
+  fi
+done
 if has filesort; then
   BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/filesort_stage.sh
   note "-- filesort stage: exit $?"
