@@ -22,6 +22,7 @@ class progress {
   void phase(std::string name, std::uint64_t total) {
     clear();
     name_ = std::move(name);
+    detail_.clear();
     total_ = total;
     done_ = 0;
     start_ = last_ = clock::now();

@@ -20,7 +20,6 @@
 #include <atomic>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -224,7 +223,22 @@ void column_io(int fd, std::byte* base, std::size_t elem, std::uint64_t b, std::
   }
 }
 
-void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, progress& prog, sort_stats& st) {
+/// The outputs, created before any work so that an unwritable destination
+/// fails at once; invisible until committed.
+struct outputs {
+  io::output_file main;
+  std::optional<io::output_file> values;
+  explicit outputs(const sort_config& c) : main(c.out) {
+    if (!c.values_out.empty()) values.emplace(c.values_out);
+  }
+  void commit() {
+    main.commit();
+    if (values) values->commit();
+  }
+};
+
+void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, outputs& outs, progress& prog,
+                    sort_stats& st) {
   const std::size_t e = c.layout.elem_bytes, v = c.value_bytes;
   std::unique_ptr<std::byte[]> main(new std::byte[std::max<std::uint64_t>(n * e, 1)]);
   std::unique_ptr<std::byte[]> vals(v ? new std::byte[std::max<std::uint64_t>(n * v, 1)] : nullptr);
@@ -255,9 +269,8 @@ void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n
   // everything verifies.
   t = clk::now();
   prog.phase("writing", n * (e + v));
-  io::output_file out(c.out);
-  std::optional<io::output_file> vout;
-  if (!c.values_out.empty()) vout.emplace(c.values_out);
+  io::output_file& out = outs.main;
+  std::optional<io::output_file>& vout = outs.values;
   const normaliser nz(c.layout, c.order);
   std::atomic<std::uint64_t> first_bad{n};
   in_parallel(n, threads, prog, [&](unsigned i, std::uint64_t b, std::uint64_t end, std::atomic<std::uint64_t>& done) {
@@ -275,8 +288,7 @@ void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n
   for (auto s : sums) sum_out += s;
   if (first_bad.load() != n) verification_failed("element " + std::to_string(first_bad.load()) + " is out of order");
   if (sum_out != sum_in) verification_failed("the checksum changed");
-  out.commit();
-  if (vout) vout->commit();
+  outs.commit();
   st.write = since(t);
 }
 
@@ -287,7 +299,8 @@ struct run_file {
   std::uint64_t offset, n;
 };
 
-void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, progress& prog, sort_stats& st) {
+void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, outputs& outs, progress& prog,
+                   sort_stats& st) {
   const std::size_t e = c.layout.elem_bytes, v = c.value_bytes, ev = e + v;
   const std::uint64_t per_sort = sort_bytes_per_element(c.layout, v);
   // Two slots: one being sorted (data + scratch), one being written and refilled.
@@ -384,24 +397,50 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
     q.have = m;
     q.at = 0;
   };
-  auto later = [&](std::uint64_t a, std::uint64_t b) {  // heap order: true when a comes after b
-    const int x = std::memcmp(&head[a * kl], &head[b * kl], kl);
-    return x != 0 ? x > 0 : a > b;
+  // A binary min-heap of run numbers by (head key, run number): the run
+  // number breaks ties, so equal keys leave in input order (stable).
+  auto before = [&](std::uint64_t a, std::uint64_t b) {
+    int x;
+    if (kl == 8) {  // numeric keys: one big-endian 64-bit compare
+      std::uint64_t p, q;
+      std::memcpy(&p, &head[a * 8], 8);
+      std::memcpy(&q, &head[b * 8], 8);
+      p = __builtin_bswap64(p);
+      q = __builtin_bswap64(q);
+      x = p < q ? -1 : p > q ? 1 : 0;
+    } else {
+      x = std::memcmp(&head[a * kl], &head[b * kl], kl);
+    }
+    return x != 0 ? x < 0 : a < b;
   };
-  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, decltype(later)> heap(later);
+  std::vector<std::uint64_t> heap;
+  heap.reserve(k);
+  auto sift_down = [&](std::size_t i) {
+    const std::size_t m = heap.size();
+    const std::uint64_t x = heap[i];
+    for (;;) {
+      std::size_t c = 2 * i + 1;
+      if (c >= m) break;
+      if (c + 1 < m && before(heap[c + 1], heap[c])) ++c;
+      if (!before(heap[c], x)) break;
+      heap[i] = heap[c];
+      i = c;
+    }
+    heap[i] = x;
+  };
   for (std::uint64_t r = 0; r < k; ++r) {
     cur[r].main.reset(new std::byte[buf_n * e]);
     if (v) cur[r].vals.reset(new std::byte[buf_n * v]);
     refill(r);
     if (cur[r].have) {
       nz(cur[r].main.get(), &head[r * kl]);
-      heap.push(r);
+      heap.push_back(r);
     }
   }
+  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
 
-  io::output_file out(c.out);
-  std::optional<io::output_file> vout;
-  if (v || !c.values_out.empty()) vout.emplace(c.values_out);
+  io::output_file& out = outs.main;
+  std::optional<io::output_file>& vout = outs.values;
   const std::uint64_t out_n = std::max<std::uint64_t>(1, std::min<std::uint64_t>(2 * stream_bytes / ev, std::uint64_t(1) << 20));
   std::unique_ptr<std::byte[]> obuf(new std::byte[out_n * e]);
   std::unique_ptr<std::byte[]> ovals(v ? new std::byte[out_n * v] : nullptr);
@@ -416,8 +455,7 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
     filled = 0;
   };
   while (!heap.empty()) {
-    const std::uint64_t r = heap.top();
-    heap.pop();
+    const std::uint64_t r = heap.front();
     cursor& q = cur[r];
     const std::byte* src = q.main.get() + q.at * e;
     std::memcpy(now.data(), &head[r * kl], kl);
@@ -436,17 +474,19 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
     if (++filled == out_n) flush();
     if (++q.at == q.have && q.next < runs[r].n) refill(r);
     if (q.at < q.have) {
-      nz(q.main.get() + q.at * e, &head[r * kl]);
-      heap.push(r);
+      nz(q.main.get() + q.at * e, &head[r * kl]);  // the run's next key replaces the top
+    } else {
+      heap.front() = heap.back();  // the run is done
+      heap.pop_back();
     }
+    if (!heap.empty()) sift_down(0);
   }
   flush();
   st.merge = since(t);
   if (written != n) verification_failed("the merge wrote " + std::to_string(written) + " of " + std::to_string(n) + " elements");
   if (sum_out != sum_in) verification_failed("the checksum changed");
   t = clk::now();
-  out.commit();
-  if (vout) vout->commit();
+  outs.commit();
   st.write = since(t);
 }
 
@@ -587,10 +627,11 @@ int sort_command(const std::vector<std::string>& args) {
 
   progress prog(!c.quiet && (c.force_progress || ::isatty(2)));
   const std::uint64_t need = n * sort_bytes_per_element(c.layout, c.value_bytes);
+  outputs outs(c);
   if (need <= c.memory)
-    sort_in_memory(c, in.get(), vals.get(), n, prog, st);
+    sort_in_memory(c, in.get(), vals.get(), n, outs, prog, st);
   else
-    sort_external(c, in.get(), vals.get(), n, prog, st);
+    sort_external(c, in.get(), vals.get(), n, outs, prog, st);
   prog.clear();
   st.total = since(t0);
 
