@@ -63,7 +63,10 @@ struct byte_key {
 };
 
 /// The description of an L-byte byte-string key (records: `record_key::type`).
-constexpr key_desc byte_key_desc(std::size_t L) { return key_desc{key_kind::bytes, std::uint8_t(L), 0}; }
+/// L outside 1..255 gives a width of 0, which every sort call rejects.
+constexpr key_desc byte_key_desc(std::size_t L) {
+  return key_desc{key_kind::bytes, std::uint8_t(L >= 1 && L <= 255 ? L : 0), 0};
+}
 
 template <class K> struct key_traits;  // undefined: not a key type
 

@@ -196,6 +196,8 @@ TEST_P(ByteKeys, Errors) {
   r.key.bytes = 0;
   r.opts.end_bit = -1;
   EXPECT_THROW(radix::run(r), radix::invalid_argument);
+  r.key = radix::byte_key_desc(300);  // too wide: must not wrap to 44 bytes
+  EXPECT_THROW(radix::run(r), radix::invalid_argument);
 }
 
 RADIX_CONFORMANCE_FOR_ALL_ENGINES_ONLY(ByteKeys);
