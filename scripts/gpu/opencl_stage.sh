@@ -165,7 +165,9 @@ fi
 
 # Tuning experiment: the bench at 2^26 under several policies.
 if has sweep; then
-  SWEEP=${SWEEP:-"items=32,digit_bits=8;items=64,digit_bits=7;items=128,digit_bits=6;items=128,digit_bits=5;items=32,digit_bits=8,transpose=0;items=32,digit_bits=8,groups=264;items=32,digit_bits=8,groups=2112"}
+  # The default policy first, then the local-sort path's alternatives (tile
+  # shape, digit width, scan parts), then Helluy's path for comparison.
+  SWEEP=${SWEEP:-"local_sort=1;local_sort=1,ls_items=32,ls_keys=64;local_sort=1,ls_items=32,ls_keys=128;local_sort=1,ls_items=64,ls_keys=16;local_sort=1,ls_items=128,ls_keys=16,digit_bits=7;local_sort=1,scan_parts=256;local_sort=1,scan_parts=4096,scan_items=256;local_sort=0,items=32,digit_bits=8,scan_parts=128"}
   IFS=';' read -r -a POLS <<< "$SWEEP"
   : > "$OUT/opencl_sweep.md"
   for pol in "${POLS[@]}"; do

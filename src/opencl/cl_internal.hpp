@@ -28,6 +28,12 @@ struct policy {
   unsigned scan_parts = 16; ///< s: parts of the histogram scanned separately
   unsigned scan_items = 64; ///< work-items per group of the scan kernels
   unsigned tile = 16;       ///< side of the transpose tile
+  /// The GPU path: tiles of ls_items x ls_keys contiguous keys, each sorted
+  /// stably in local memory and written out as coalesced digit runs (instead
+  /// of Helluy's per-item scatter). Default on for GPUs, off for CPUs.
+  bool local_sort = false;
+  unsigned ls_items = 64;   ///< work-items per group of the local-sort kernels
+  unsigned ls_keys = 32;    ///< keys per item at most (fewer when local memory is short)
 };
 std::ostream& operator<<(std::ostream& os, const policy& p);
 
@@ -109,12 +115,22 @@ struct geometry {
   std::uint64_t slots = 0;   ///< T * chunk (>= n): size of the scratch arrays
   bool wide = false;         ///< slots >= 2^32: 64-bit positions
   int digit_bits = 8;        ///< effective r (after the local-memory cap)
+  // Local-sort path: `items` is the number of tiles, `chunk` the tile size
+  // (ls_items x per_item keys), `slots` = n.
+  bool local_sort = false;
+  unsigned per_item = 0;     ///< keys per work-item of a tile
 };
 geometry geometry_for(const queue_facts& f, const sort_request& req);
 
 /// Internal entry: sorts with `ws` (a workspace buffer, or null: allocate),
 /// recording phase times when `profile` is given.
 void sort_impl(const sort_request& req, cl_command_queue q, cl_mem ws, std::size_t ws_bytes, phase_times* profile);
+/// The same with the facts (and so the policy) given: tests run both paths.
+void sort_with(const queue_facts& f, const sort_request& req, cl_command_queue q, cl_mem ws, std::size_t ws_bytes,
+               phase_times* profile);
+/// Bytes of local memory the local-sort reorder needs.
+std::uint64_t local_sort_bytes(int digit_bits, unsigned items, unsigned per_item, std::size_t key_bytes,
+                               std::size_t val_bytes, bool wide);
 std::size_t workspace_impl(const queue_facts& f, const sort_request& req);
 
 }  // namespace radix::opencl::detail

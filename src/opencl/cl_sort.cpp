@@ -204,7 +204,57 @@ std::size_t grid_for(std::uint64_t n, std::size_t wg) {
 
 }  // namespace
 
+std::uint64_t local_sort_bytes(int digit_bits, unsigned items, unsigned per_item, std::size_t key_bytes,
+                               std::size_t val_bytes, bool wide) {
+  const std::uint64_t R = std::uint64_t(1) << digit_bits, pos = wide ? 8 : 4;
+  // The kernel's local arguments: counters (rows of items + 2 ushorts),
+  // off (pos_t), dbase (ushort) per digit; part (uint) per item; the tile's
+  // keys and values. 128 bytes of alignment slack per argument.
+  return R * (items + 2) * 2 + R * pos + R * 2 + std::uint64_t(items) * 4 +
+         std::uint64_t(items) * per_item * (key_bytes + std::max<std::size_t>(val_bytes, 1)) + 6 * 128;
+}
+
+namespace {
+
+/// The local-sort geometry: the widest digit (up to the asked one) and then
+/// the most keys per item (up to ls_keys) that fit in local memory.
+geometry local_sort_geometry(const queue_facts& f, const sort_request& r) {
+  geometry g;
+  const policy& p = f.pol;
+  const std::uint64_t n = std::max<std::uint64_t>(r.n, 1);
+  g.local_sort = true;
+  g.slots = n;
+  g.wide = n >= four_g;
+  const std::size_t kb = r.key.bytes, vb = carried_bytes(r);
+  const std::uint64_t room = f.info.local_mem > 2048 ? f.info.local_mem - 1024 : f.info.local_mem;
+  const unsigned I = std::max(1u, p.ls_items);
+  // A tile's slots are ushort counters: T = I x K < 2^16.
+  const unsigned kmax = std::max(1u, std::min<unsigned>(p.ls_keys, 65535u / I));
+  int bits = r.opts.digit_bits > 0 ? r.opts.digit_bits : p.digit_bits;
+  bits = std::clamp(bits, 1, 8);  // 2^r x I ushort counters: wider digits do not fit anywhere useful
+  unsigned k = 0;
+  for (;; --bits) {
+    const std::uint64_t fixed = local_sort_bytes(bits, I, 0, kb, vb, g.wide);
+    const std::uint64_t per = std::uint64_t(I) * (kb + std::max<std::size_t>(vb, 1));
+    k = fixed < room ? unsigned(std::min<std::uint64_t>(kmax, (room - fixed) / per)) : 0;
+    // Prefer a narrower digit to a tile of fewer than 8 keys per item.
+    if (bits == 1 || k >= std::min(8u, kmax)) break;
+  }
+  if (k == 0)
+    throw device_error("radix: the OpenCL device's local memory (" + std::to_string(f.info.local_mem) +
+                       " bytes) is too small for the local-sort path with ls_items=" + std::to_string(I) +
+                       "; set local_sort=0 or fewer ls_items in RADIX_OPENCL_POLICY");
+  g.digit_bits = bits;
+  g.per_item = k;
+  g.chunk = std::uint64_t(I) * k;
+  g.items = ceil_div(n, g.chunk);
+  return g;
+}
+
+}  // namespace
+
 geometry geometry_for(const queue_facts& f, const sort_request& r) {
+  if (f.pol.local_sort) return local_sort_geometry(f, r);
   geometry g;
   const policy& p = f.pol;
   const std::uint64_t n = std::max<std::uint64_t>(r.n, 1);
@@ -241,7 +291,12 @@ std::size_t workspace_impl(const queue_facts& f, const sort_request& r) {
 
 void sort_impl(const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t ws_bytes, phase_times* profile) {
   check_key(r);
-  const queue_facts f = facts_of(q);
+  sort_with(facts_of(q), r, q, ws, ws_bytes, profile);
+}
+
+void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t ws_bytes,
+               phase_times* profile) {
+  check_key(r);
   const std::uint64_t n = r.n;
   cl_mem K = static_cast<cl_mem>(r.keys);
   const int end_bit = r.opts.end_bit < 0 ? r.key.bits() : r.opts.end_bit;
@@ -294,7 +349,8 @@ void sort_impl(const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t
   // Source of pass 0: the caller's keys, or a (transposed) copy in S[1].
   cl_mem src_k = K, src_v = V;
   bool src_tr = false;
-  const bool transpose = f.pol.transpose && g.items > 1;
+  // The local-sort path reads contiguous tiles: nothing to transpose.
+  const bool transpose = f.pol.transpose && g.items > 1 && !g.local_sort;
   if (transpose) {
     kernel tk(prog, "rx_transpose_keys");
     tk.arg(0, K);
@@ -328,10 +384,11 @@ void sort_impl(const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t
   if (!src_v) src_v = H.m;  // not read (gen_index, or keys only); any valid buffer
 
   const codec_args codec = codec_for(r.key, r.opts.direction, r.opts.floats);
-  kernel hk(prog, "rx_histogram"), ss(prog, "rx_scan_sums"), st(prog, "rx_scan_top"), sp(prog, "rx_scan_parts"),
-      rk(prog, "rx_reorder");
+  kernel hk(prog, g.local_sort ? "rx_ls_count" : "rx_histogram"), ss(prog, "rx_scan_sums"), st(prog, "rx_scan_top"),
+      sp(prog, "rx_scan_parts"), rk(prog, g.local_sort ? "rx_ls_reorder" : "rx_reorder");
   const std::size_t pos = g.wide ? 8 : 4;
-  const std::size_t items = f.pol.items, groups_global = std::size_t(g.items);
+  const std::size_t items = g.local_sort ? f.pol.ls_items : f.pol.items;
+  const std::size_t groups_global = g.local_sort ? std::size_t(g.items) * items : std::size_t(g.items);
   const std::size_t scan_wg = f.pol.scan_items, scan_global = std::size_t(l.parts) * scan_wg;
 
   for (int p = 0; p < plan.count; ++p) {
@@ -347,16 +404,28 @@ void sort_impl(const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t
     if (!dst_v) dst_v = H.m;  // keys only
     const cl_uint in_tr = src_tr ? 1 : 0, out_tr = (!last && transpose) ? 1 : 0;
 
-    hk.arg(0, src_k);
-    hk.arg(1, cl_ulong(n));
-    hk.arg(2, cl_ulong(g.chunk));
-    hk.arg(3, in_tr);
-    set_codec(hk, 4, codec);
-    hk.arg(9, cl_uint(ps.shift));
-    hk.arg(10, cl_uint(ps.bits));
-    hk.arg(11, H.m);
-    hk.local(12, (std::size_t(1) << ps.bits) * items * pos);
-    run.run(hk, phase::histogram, 1, &groups_global, &items, "rx_histogram");
+    if (g.local_sort) {
+      hk.arg(0, src_k);
+      hk.arg(1, cl_ulong(n));
+      hk.arg(2, cl_uint(g.chunk));
+      set_codec(hk, 3, codec);
+      hk.arg(8, cl_uint(ps.shift));
+      hk.arg(9, cl_uint(ps.bits));
+      hk.arg(10, H.m);
+      hk.local(11, (std::size_t(1) << ps.bits) * sizeof(cl_uint));
+      run.run(hk, phase::histogram, 1, &groups_global, &items, "rx_ls_count");
+    } else {
+      hk.arg(0, src_k);
+      hk.arg(1, cl_ulong(n));
+      hk.arg(2, cl_ulong(g.chunk));
+      hk.arg(3, in_tr);
+      set_codec(hk, 4, codec);
+      hk.arg(9, cl_uint(ps.shift));
+      hk.arg(10, cl_uint(ps.bits));
+      hk.arg(11, H.m);
+      hk.local(12, (std::size_t(1) << ps.bits) * items * pos);
+      run.run(hk, phase::histogram, 1, &groups_global, &items, "rx_histogram");
+    }
 
     ss.arg(0, H.m);
     ss.arg(1, cl_ulong(hist_len));
@@ -374,21 +443,43 @@ void sort_impl(const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t
     sp.local(4, scan_wg * pos);
     run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
 
-    rk.arg(0, src_k);
-    rk.arg(1, dst_k);
-    rk.arg(2, src_v);
-    rk.arg(3, dst_v);
-    rk.arg(4, cl_ulong(n));
-    rk.arg(5, cl_ulong(g.chunk));
-    rk.arg(6, in_tr);
-    rk.arg(7, out_tr);
-    set_codec(rk, 8, codec);
-    rk.arg(13, cl_uint(ps.shift));
-    rk.arg(14, cl_uint(ps.bits));
-    rk.arg(15, H.m);
-    rk.arg(16, cl_uint(gen_index && p == 0 ? 1 : 0));
-    rk.local(17, (std::size_t(1) << ps.bits) * items * pos);
-    run.run(rk, phase::reorder, 1, &groups_global, &items, "rx_reorder");
+    if (g.local_sort) {
+      const std::size_t R = std::size_t(1) << ps.bits;
+      rk.arg(0, src_k);
+      rk.arg(1, dst_k);
+      rk.arg(2, src_v);
+      rk.arg(3, dst_v);
+      rk.arg(4, cl_ulong(n));
+      rk.arg(5, cl_uint(g.per_item));
+      set_codec(rk, 6, codec);
+      rk.arg(11, cl_uint(ps.shift));
+      rk.arg(12, cl_uint(ps.bits));
+      rk.arg(13, H.m);
+      rk.arg(14, cl_uint(gen_index && p == 0 ? 1 : 0));
+      rk.local(15, R * (items + 2) * sizeof(cl_ushort));
+      rk.local(16, R * pos);
+      rk.local(17, R * sizeof(cl_ushort));
+      rk.local(18, items * sizeof(cl_uint));
+      rk.local(19, std::size_t(g.chunk) * kb);
+      rk.local(20, std::size_t(g.chunk) * std::max<std::size_t>(vb, 1));
+      run.run(rk, phase::reorder, 1, &groups_global, &items, "rx_ls_reorder");
+    } else {
+      rk.arg(0, src_k);
+      rk.arg(1, dst_k);
+      rk.arg(2, src_v);
+      rk.arg(3, dst_v);
+      rk.arg(4, cl_ulong(n));
+      rk.arg(5, cl_ulong(g.chunk));
+      rk.arg(6, in_tr);
+      rk.arg(7, out_tr);
+      set_codec(rk, 8, codec);
+      rk.arg(13, cl_uint(ps.shift));
+      rk.arg(14, cl_uint(ps.bits));
+      rk.arg(15, H.m);
+      rk.arg(16, cl_uint(gen_index && p == 0 ? 1 : 0));
+      rk.local(17, (std::size_t(1) << ps.bits) * items * pos);
+      run.run(rk, phase::reorder, 1, &groups_global, &items, "rx_reorder");
+    }
 
     src_k = dst_k;
     src_v = dst_v;

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <sstream>
 #include <vector>
 
@@ -297,6 +299,133 @@ TEST(OpenclApi, KeysPairsArgsortOnBuffersWithAndWithoutWorkspace) {
       }
     }
   }
+}
+
+// ---- both paths (Helluy's and the local-sort GPU path) across tile boundaries ----------
+
+/// One sort through the engine with the policy's local_sort forced, on buffers.
+void sort_on_device(od::host_device& dev, bool local_sort, const radix::sort_request& req) {
+  od::queue_facts f = od::facts_of(dev.queue);
+  f.pol.local_sort = local_sort;
+  od::sort_with(f, req, dev.queue, nullptr, 0, nullptr);
+  od::check(clFinish(dev.queue), "clFinish");
+}
+
+/// Tile size of the local-sort path for this request (the policy's ls_items
+/// x the keys per item that fit in this device's local memory).
+std::uint64_t tile_of(od::host_device& dev, const radix::sort_request& req) {
+  od::queue_facts f = od::facts_of(dev.queue);
+  f.pol.local_sort = true;
+  return od::geometry_for(f, req).chunk;
+}
+
+std::vector<std::uint64_t> around_tiles(std::uint64_t t) { return {t - 1, t, t + 1, 3 * t + 1, 5 * t + t / 2}; }
+
+TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
+  SKIP_WITHOUT_DEVICE();
+  const std::uint64_t seed = rt::case_seed("opencl-paths");
+  SCOPED_TRACE("seed " + rt::hex(seed));
+  rt::rng r(seed);
+  radix::options cpu;
+  cpu.use = radix::engine::cpu;
+  for (bool ls : {false, true}) {
+    SCOPED_TRACE(ls ? "local_sort=1" : "local_sort=0");
+    {  // keys: u32 with many equal keys, 3 passes over a 24-bit range
+      const auto t = tile_of(dev, od::request<std::uint32_t>(radix::operation::keys, nullptr, 1000, {}));
+      for (std::uint64_t n : around_tiles(t)) {
+        SCOPED_TRACE("keys n " + std::to_string(n) + " tile " + std::to_string(t));
+        std::vector<std::uint32_t> k(n);
+        for (auto& x : k) x = std::uint32_t(r() % 5000) * 4099u;
+        auto want = k;
+        radix::sort(std::span<std::uint32_t>(want), cpu);
+        buf K(dev, k);
+        sort_on_device(dev, ls, od::request<std::uint32_t>(radix::operation::keys, K.m, n, {}));
+        ASSERT_EQ(K.read<std::uint32_t>(dev, n), want);
+      }
+    }
+    {  // keys: float descending (codec in the kernels), one pass (bit range of 8 bits)
+      radix::options o;
+      o.direction = radix::order::descending;
+      const auto t = tile_of(dev, od::request<float>(radix::operation::keys, nullptr, 1000, o));
+      for (int bits : {8, 32}) {
+        o.begin_bit = 32 - bits;
+        for (std::uint64_t n : around_tiles(t)) {
+          SCOPED_TRACE("float n " + std::to_string(n) + " bits " + std::to_string(bits));
+          std::vector<float> k(n);
+          for (auto& x : k) x = float(int(r() % 2001) - 1000) * 0.37f;
+          auto want = k;
+          radix::options oc = o;
+          oc.use = radix::engine::cpu;
+          radix::sort(std::span<float>(want), oc);
+          buf K(dev, k);
+          sort_on_device(dev, ls, od::request<float>(radix::operation::keys, K.m, n, o));
+          const auto got = K.read<float>(dev, n);
+          for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i])) << i;
+        }
+      }
+    }
+    {  // pairs: u16 keys (2 passes) with 8-byte values: stability shows in the values
+      const auto t = tile_of(dev, od::pairs_request<std::uint16_t, std::uint64_t>(nullptr, nullptr, 1000, {}));
+      for (std::uint64_t n : around_tiles(t)) {
+        SCOPED_TRACE("pairs n " + std::to_string(n) + " tile " + std::to_string(t));
+        std::vector<std::uint16_t> k(n);
+        std::vector<std::uint64_t> v(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          k[i] = std::uint16_t(r() % 300 * 211);
+          v[i] = i * 0x9e3779b97f4a7c15ull;
+        }
+        auto wk = k;
+        auto wv = v;
+        radix::sort_pairs(std::span<std::uint16_t>(wk), std::span<std::uint64_t>(wv), cpu);
+        buf K(dev, k), V(dev, v);
+        sort_on_device(dev, ls, od::pairs_request<std::uint16_t, std::uint64_t>(K.m, V.m, n, {}));
+        ASSERT_EQ(K.read<std::uint16_t>(dev, n), wk);
+        ASSERT_EQ(V.read<std::uint64_t>(dev, n), wv);
+      }
+    }
+    {  // argsort: i64 keys into 32-bit indices (8 passes), keys untouched
+      const auto t = tile_of(dev, od::argsort_request<std::int64_t, std::uint32_t>(nullptr, nullptr, 1000, {}));
+      for (std::uint64_t n : around_tiles(t)) {
+        SCOPED_TRACE("argsort n " + std::to_string(n) + " tile " + std::to_string(t));
+        std::vector<std::int64_t> k(n);
+        for (auto& x : k) x = std::int64_t(r() % 777) - 388 + (std::int64_t(r() % 3) << 40);
+        std::vector<std::uint32_t> want(n);
+        radix::argsort(std::span<const std::int64_t>(k), std::span<std::uint32_t>(want), cpu);
+        buf K(dev, k), I(dev, n * 4);
+        sort_on_device(dev, ls, od::argsort_request<std::int64_t, std::uint32_t>(K.m, I.m, n, {}));
+        ASSERT_EQ(I.read<std::uint32_t>(dev, n), want);
+        ASSERT_EQ(K.read<std::int64_t>(dev, n), k);
+      }
+    }
+  }
+}
+
+/// The policy's local_sort field: printed, and parsed from RADIX_OPENCL_POLICY.
+TEST(OpenclPaths, LocalSortGeometryFitsLocalMemory) {
+  SKIP_WITHOUT_DEVICE();
+  od::queue_facts f = od::facts_of(dev.queue);
+  f.pol.local_sort = true;
+  // A 48 KB device (the H100's OpenCL limit): every key x value width fits.
+  f.info.local_mem = 48 * 1024;
+  for (std::size_t kb : {1, 2, 4, 8})
+    for (std::size_t vb : {0, 1, 2, 4, 8}) {
+      radix::sort_request req;
+      req.op = vb ? radix::operation::pairs : radix::operation::keys;
+      req.key = kb == 1 ? radix::key_desc_of<std::uint8_t>() : kb == 2 ? radix::key_desc_of<std::uint16_t>()
+                : kb == 4 ? radix::key_desc_of<std::uint32_t>() : radix::key_desc_of<std::uint64_t>();
+      req.value_bytes = vb;
+      req.n = 1 << 20;
+      const od::geometry g = od::geometry_for(f, req);
+      SCOPED_TRACE("kb " + std::to_string(kb) + " vb " + std::to_string(vb));
+      EXPECT_TRUE(g.local_sort);
+      EXPECT_GE(g.per_item, 1u);
+      EXPECT_LT(g.chunk, 65536u);
+      EXPECT_EQ(g.chunk, std::uint64_t(f.pol.ls_items) * g.per_item);
+      EXPECT_LE(od::local_sort_bytes(g.digit_bits, f.pol.ls_items, g.per_item, kb, vb, g.wide), f.info.local_mem);
+    }
+  std::ostringstream s;
+  s << f.pol;
+  EXPECT_NE(s.str().find("local_sort=1"), std::string::npos);
 }
 
 TEST(OpenclApi, Errors) {

@@ -11,6 +11,7 @@
 //   RX_ITEMS       work-items per group of the histogram and reorder kernels (I)
 //   RX_SCAN_WG     work-items per group of the scan kernels
 //   RX_TILE        side of the transpose tile
+//   RX_LS_ITEMS    work-items per group of the local-sort (GPU) kernels
 // Everything else (digit position and width, the key codec, sizes, layouts)
 // is a kernel argument, so one program serves every pass and every key kind.
 //
@@ -239,6 +240,122 @@ __kernel __attribute__((reqd_work_group_size(RX_ITEMS, 1, 1))) void rx_reorder(
     keys_out[dst] = key;
 #if RX_VAL_BYTES
     vals_out[dst] = gen_index ? (val_t)(begin + k) : vals_in[src];
+#endif
+  }
+}
+
+// ---- local-sort path (GPU): tile-based LSD with coalesced digit runs -------------
+// Group g owns the contiguous tile [g*T, g*T + T) of T = RX_LS_ITEMS * K keys;
+// item i owns the tile's slots [i*K, i*K + K). Per pass: rx_ls_count writes
+// the tile's digit counts to counts[d * tiles + g] (digit-major), the scan
+// kernels above turn them into the global start of each (digit, tile), and
+// rx_ls_reorder sorts the tile stably in local memory and writes it out, so
+// that neighbouring items write neighbouring addresses of one digit's run
+// (Helluy's reorder lets each item scatter alone: uncoalesced on a GPU).
+
+#ifndef RX_LS_ITEMS
+#define RX_LS_ITEMS 64
+#endif
+
+// Per-group digit counts. Local atomics: the count of a digit does not
+// depend on the order of the increments, and the reads stay coalesced.
+__kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_count(
+    __global const key_t* keys, ulong n, uint tile, RX_CODEC_ARGS, uint shift, uint bits, __global pos_t* counts,
+    __local volatile uint* h) {
+  const codec_t c = RX_CODEC;
+  const uint i = get_local_id(0), g = get_group_id(0), tiles = get_num_groups(0);
+  const uint R = 1u << bits, mask = R - 1u;
+  for (uint d = i; d < R; d += RX_LS_ITEMS) h[d] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong base = (ulong)g * tile;
+  const uint cnt = (uint)min((ulong)tile, n - base);
+  for (uint j = i; j < cnt; j += RX_LS_ITEMS) atomic_inc(&h[digit_of(c, keys[base + j], shift, mask)]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = i; d < R; d += RX_LS_ITEMS) counts[(ulong)d * tiles + g] = h[d];
+}
+
+// Stable in-tile ranking without atomics: item i counts its own K keys in
+// column i of cnt[d * RX_LS_ROW + i] (ushort: T < 2^16), rows are scanned
+// (item per row) into each item's first slot within the digit, the digit
+// totals are scanned into the digit's first slot in the tile, and each item
+// places its keys in input order (items own contiguous, ordered blocks of the
+// tile, so the result is stable). Then local slot j, of digit d, goes to
+// global start(d, g) + j - (tile start of d): consecutive j, consecutive
+// addresses. Rows are RX_LS_ITEMS + 2 counters long so that the items
+// scanning neighbouring rows hit different local-memory banks.
+// `gen_index`: the values are the input slots (argsort's first pass).
+#define RX_LS_ROW (RX_LS_ITEMS + 2)
+__kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reorder(
+    __global const key_t* keys_in, __global key_t* keys_out, __global const val_t* vals_in, __global val_t* vals_out,
+    ulong n, uint per_item, RX_CODEC_ARGS, uint shift, uint bits, __global const pos_t* starts, uint gen_index,
+    __local ushort* cnt, __local pos_t* off, __local ushort* dbase, __local uint* part, __local key_t* skeys,
+    __local val_t* svals) {
+  const codec_t c = RX_CODEC;
+  const uint i = get_local_id(0), g = get_group_id(0), tiles = get_num_groups(0);
+  const uint R = 1u << bits, mask = R - 1u, tile = per_item * RX_LS_ITEMS;
+  const ulong base = (ulong)g * tile;
+  const uint total = (uint)min((ulong)tile, n - base);
+  const uint mine = i * per_item;
+  const uint my_end = min(mine + per_item, total);
+  for (uint m = i; m < R * RX_LS_ROW; m += RX_LS_ITEMS) cnt[m] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The item's run is contiguous in global memory: its reads come from the
+  // same few cache lines, step after step.
+  for (uint k = mine; k < my_end; ++k) cnt[digit_of(c, keys_in[base + k], shift, mask) * RX_LS_ROW + i]++;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Rows: exclusive scan over the items, the row total to dbase[d].
+  for (uint d = i; d < R; d += RX_LS_ITEMS) {
+    uint run = 0;
+    for (uint t = 0; t < RX_LS_ITEMS; ++t) {
+      const uint v = cnt[d * RX_LS_ROW + t];
+      cnt[d * RX_LS_ROW + t] = (ushort)run;
+      run += v;
+    }
+    dbase[d] = (ushort)run;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Digit totals: exclusive scan in two levels (a run of R/I digits per item
+  // when R >= I, one item for the I run sums).
+  const uint per = (R + RX_LS_ITEMS - 1) / RX_LS_ITEMS;
+  const uint d0 = min(i * per, R), d1 = min(d0 + per, R);
+  uint s = 0;
+  for (uint d = d0; d < d1; ++d) s += dbase[d];
+  part[i] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (i == 0) {
+    uint run = 0;
+    for (uint t = 0; t < RX_LS_ITEMS; ++t) {
+      const uint v = part[t];
+      part[t] = run;
+      run += v;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint run = part[i];
+  for (uint d = d0; d < d1; ++d) {
+    const uint v = dbase[d];
+    dbase[d] = (ushort)run;
+    run += v;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Unsigned wrap-around is harmless (the global start >= the tile start).
+  for (uint d = i; d < R; d += RX_LS_ITEMS) off[d] = starts[(ulong)d * tiles + g] - (pos_t)dbase[d];
+  for (uint k = mine; k < my_end; ++k) {
+    const key_t key = keys_in[base + k];
+    const uint d = digit_of(c, key, shift, mask);
+    const uint at = (uint)dbase[d] + cnt[d * RX_LS_ROW + i]++;
+    skeys[at] = key;
+#if RX_VAL_BYTES
+    svals[at] = gen_index ? (val_t)(base + k) : vals_in[base + k];
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = i; j < total; j += RX_LS_ITEMS) {
+    const key_t key = skeys[j];
+    const pos_t to = off[digit_of(c, key, shift, mask)] + (pos_t)j;
+    keys_out[to] = key;
+#if RX_VAL_BYTES
+    vals_out[to] = svals[j];
 #endif
   }
 }
