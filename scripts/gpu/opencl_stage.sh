@@ -165,9 +165,9 @@ fi
 
 # Tuning experiment: the bench at 2^26 under several policies.
 if has sweep; then
-  # The default policy first, then the local-sort path's alternatives (tile
+  # The local-sort path (experimental) and its alternatives (tile
   # shape, digit width, scan parts), then Helluy's path for comparison.
-  SWEEP=${SWEEP:-"local_sort=1;local_sort=1,ls_items=32,ls_keys=64;local_sort=1,ls_items=32,ls_keys=128;local_sort=1,ls_items=64,ls_keys=16;local_sort=1,ls_items=128,ls_keys=16,digit_bits=7;local_sort=1,scan_parts=256;local_sort=1,scan_parts=4096,scan_items=256;local_sort=0,items=32,digit_bits=8,scan_parts=128"}
+  SWEEP=${SWEEP:-"local_sort=1,scan_parts=1024;local_sort=1,ls_items=32,ls_keys=64,scan_parts=1024;local_sort=1,ls_items=32,ls_keys=128,scan_parts=1024;local_sort=1,ls_items=64,ls_keys=16,scan_parts=1024;local_sort=1,ls_items=128,ls_keys=16,digit_bits=7,scan_parts=1024;local_sort=1,scan_parts=256;local_sort=1,scan_parts=4096,scan_items=256;local_sort=0"}
   IFS=';' read -r -a POLS <<< "$SWEEP"
   : > "$OUT/opencl_sweep.md"
   for pol in "${POLS[@]}"; do

@@ -178,16 +178,16 @@ policy policy_for(const device_info& d) {
     p.transpose = true;
     p.scan_parts = 128;
     p.scan_items = 128;
-    // Tiles sorted in local memory, written as digit runs: Helluy's reorder
-    // scatters each item's keys alone, which a GPU cannot coalesce (H100,
-    // 2^26 u32: 20 of 25.7 ms in the reorder). 64 items x 32 keys: the
-    // 2^8 x 66 ushort counters plus a 2048-key tile fit in 48 KB; the
-    // geometry shrinks the tile (then the digit) where they do not.
-    p.local_sort = true;
+    // EXPERIMENTAL, off by default: tiles sorted in local memory, written as
+    // digit runs (Helluy's reorder scatters each item's keys alone, which a
+    // GPU cannot coalesce: H100, 2^26 u32, 20 of 25.7 ms in the reorder).
+    // It passes every test on PoCL but has not run on a GPU yet; turn it on
+    // with RADIX_OPENCL_POLICY=local_sort=1,scan_parts=1024. 64 items x 32
+    // keys: the 2^8 x 66 ushort counters plus a 2048-key tile fit in 48 KB;
+    // the geometry shrinks the tile (then the digit) where they do not.
+    p.local_sort = false;
     p.ls_items = 64;
     p.ls_keys = 32;
-    // The counter matrix is 2^r x tiles: more parts keep the scan's groups busy.
-    p.scan_parts = 1024;
   } else {
     // A CPU (PoCL): one item per group, each a plain sequential LSD pass over
     // its contiguous row; a few groups per core for balance, no transpose
