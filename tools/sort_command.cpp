@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -299,6 +300,187 @@ struct run_file {
   std::uint64_t offset, n;
 };
 
+/// What every part of the merge reads and writes.
+struct merge_ctx {
+  const sort_config& c;
+  int tmp_fd;
+  const std::string& tmp_name;
+  const std::vector<run_file>& runs;
+  const normaliser& nz;
+  outputs& outs;
+};
+
+/// Element positions [lo, hi) of each run that one part of the merge takes.
+using run_cut = std::vector<std::uint64_t>;
+
+/// Reads the normalised key of element i of run r from the temporary file.
+void key_at(const merge_ctx& m, std::uint64_t r, std::uint64_t i, std::uint8_t* out) {
+  const std::size_t e = m.c.layout.elem_bytes;
+  std::vector<std::byte> el(e);
+  io::read_at(m.tmp_fd, el.data(), e, m.runs[r].offset + i * e, m.tmp_name);
+  m.nz(el.data(), out);
+}
+
+/// Cuts every run at `parts - 1` splitter keys (taken at even positions of
+/// the longest run): part j takes, from each run, the elements whose key is
+/// at least splitter j-1 and below splitter j. Equal keys never straddle a
+/// cut, so the concatenated parts keep the stable order.
+std::vector<run_cut> split_runs(const merge_ctx& m, unsigned parts) {
+  const std::uint64_t k = m.runs.size();
+  const std::size_t kl = m.nz.size();
+  std::vector<run_cut> cuts(parts + 1, run_cut(k, 0));
+  for (std::uint64_t r = 0; r < k; ++r) cuts[parts][r] = m.runs[r].n;
+  std::uint64_t longest = 0;
+  for (std::uint64_t r = 1; r < k; ++r)
+    if (m.runs[r].n > m.runs[longest].n) longest = r;
+  std::vector<std::uint8_t> split(kl), probe(kl);
+  for (unsigned j = 1; j < parts; ++j) {
+    key_at(m, longest, m.runs[longest].n * j / parts, split.data());
+    for (std::uint64_t r = 0; r < k; ++r) {
+      std::uint64_t lo = cuts[j - 1][r], hi = m.runs[r].n;  // first element with key >= split
+      while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        key_at(m, r, mid, probe.data());
+        if (std::memcmp(probe.data(), split.data(), kl) < 0)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      cuts[j][r] = lo;
+    }
+  }
+  return cuts;
+}
+
+struct merge_result {
+  std::uint64_t count = 0, sum = 0;
+  std::uint64_t bad = ~std::uint64_t(0);  // output position of an out-of-order element
+  std::vector<std::uint8_t> first, last;  // normalised keys at the part's ends
+};
+
+/// Merges elements [from[r], to[r]) of every run into the output at the
+/// position of the part (the sum of all earlier cuts), checking order and
+/// summing element hashes as it writes. Uses about `memory` bytes.
+merge_result merge_part(const merge_ctx& m, const run_cut& from, const run_cut& to, std::uint64_t memory,
+                        std::atomic<std::uint64_t>& done) {
+  const sort_config& c = m.c;
+  const std::size_t e = c.layout.elem_bytes, v = c.value_bytes, ev = e + v;
+  const std::uint64_t k = m.runs.size();
+  const std::size_t kl = m.nz.size();
+  merge_result res;
+  std::uint64_t out_at = 0, total = 0;
+  for (std::uint64_t r = 0; r < k; ++r) out_at += from[r], total += to[r] - from[r];
+  if (total == 0) return res;
+  const std::uint64_t stream_bytes = std::max<std::uint64_t>(memory / (k + 2), ev);
+  const std::uint64_t buf_n = std::max<std::uint64_t>(1, std::min<std::uint64_t>(stream_bytes / ev, std::uint64_t(1) << 20));
+  struct cursor {
+    std::unique_ptr<std::byte[]> main, vals;
+    std::uint64_t next = 0, end = 0;  // next element of the run to read; end of this part in the run
+    std::uint64_t have = 0, at = 0;
+  };
+  std::vector<cursor> cur(k);
+  std::vector<std::uint8_t> head(k * kl);
+  auto refill = [&](std::uint64_t r) {
+    cursor& q = cur[r];
+    const std::uint64_t n = std::min(buf_n, q.end - q.next);
+    const std::uint64_t base = m.runs[r].offset;
+    io::read_at(m.tmp_fd, q.main.get(), n * e, base + q.next * e, m.tmp_name);
+    if (v) io::read_at(m.tmp_fd, q.vals.get(), n * v, base + m.runs[r].n * e + q.next * v, m.tmp_name);
+    q.next += n;
+    q.have = n;
+    q.at = 0;
+  };
+  // A binary min-heap of run numbers by (head key, run number): the run
+  // number breaks ties, so equal keys leave in input order (stable).
+  auto before = [&](std::uint64_t a, std::uint64_t b) {
+    int x;
+    if (kl == 8) {  // numeric keys: one big-endian 64-bit compare
+      std::uint64_t p, q;
+      std::memcpy(&p, &head[a * 8], 8);
+      std::memcpy(&q, &head[b * 8], 8);
+      p = __builtin_bswap64(p);
+      q = __builtin_bswap64(q);
+      x = p < q ? -1 : p > q ? 1 : 0;
+    } else {
+      x = std::memcmp(&head[a * kl], &head[b * kl], kl);
+    }
+    return x != 0 ? x < 0 : a < b;
+  };
+  std::vector<std::uint64_t> heap;
+  heap.reserve(k);
+  auto sift_down = [&](std::size_t i) {
+    const std::size_t hn = heap.size();
+    const std::uint64_t x = heap[i];
+    for (;;) {
+      std::size_t ch = 2 * i + 1;
+      if (ch >= hn) break;
+      if (ch + 1 < hn && before(heap[ch + 1], heap[ch])) ++ch;
+      if (!before(heap[ch], x)) break;
+      heap[i] = heap[ch];
+      i = ch;
+    }
+    heap[i] = x;
+  };
+  for (std::uint64_t r = 0; r < k; ++r) {
+    cur[r].next = from[r];
+    cur[r].end = to[r];
+    if (from[r] == to[r]) continue;
+    cur[r].main.reset(new std::byte[buf_n * e]);
+    if (v) cur[r].vals.reset(new std::byte[buf_n * v]);
+    refill(r);
+    m.nz(cur[r].main.get(), &head[r * kl]);
+    heap.push_back(r);
+  }
+  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
+
+  io::output_file& out = m.outs.main;
+  std::optional<io::output_file>& vout = m.outs.values;
+  const std::uint64_t out_n = std::max<std::uint64_t>(1, std::min<std::uint64_t>(2 * stream_bytes / ev, std::uint64_t(1) << 20));
+  std::unique_ptr<std::byte[]> obuf(new std::byte[out_n * e]);
+  std::unique_ptr<std::byte[]> ovals(v ? new std::byte[out_n * v] : nullptr);
+  std::uint64_t filled = 0, written = 0;
+  res.first.assign(kl, 0);
+  res.last.assign(kl, 0);
+  auto flush = [&] {
+    io::write_at(out.fd(), obuf.get(), filled * e, (out_at + written) * e, c.out);
+    if (v) io::write_at(vout->fd(), ovals.get(), filled * v, (out_at + written) * v, c.values_out);
+    written += filled;
+    done.fetch_add(filled * ev);
+    filled = 0;
+  };
+  while (!heap.empty()) {
+    const std::uint64_t r = heap.front();
+    cursor& q = cur[r];
+    const std::byte* src = q.main.get() + q.at * e;
+    const std::uint8_t* key = &head[r * kl];
+    if (written + filled == 0)
+      std::memcpy(res.first.data(), key, kl);
+    else if (res.bad == ~std::uint64_t(0) && std::memcmp(res.last.data(), key, kl) > 0)
+      res.bad = out_at + written + filled;
+    std::memcpy(res.last.data(), key, kl);
+    std::memcpy(obuf.get() + filled * e, src, e);
+    std::uint64_t h = element_hash(src, e);
+    if (v) {
+      const std::byte* vs = q.vals.get() + q.at * v;
+      std::memcpy(ovals.get() + filled * v, vs, v);
+      h = element_hash(vs, v, h);
+    }
+    res.sum += h;
+    if (++filled == out_n) flush();
+    if (++q.at == q.have && q.next < q.end) refill(r);
+    if (q.at < q.have) {
+      m.nz(q.main.get() + q.at * e, &head[r * kl]);  // the run's next key replaces the top
+    } else {
+      heap.front() = heap.back();  // the run's part is done
+      heap.pop_back();
+    }
+    if (!heap.empty()) sift_down(0);
+  }
+  flush();
+  res.count = written;
+  return res;
+}
+
 void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, outputs& outs, progress& prog,
                    sort_stats& st) {
   const std::size_t e = c.layout.elem_bytes, v = c.value_bytes, ev = e + v;
@@ -373,115 +555,29 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
   for (auto& s : slot) s.reset();
 
   // Phase 2: a k-way merge of the runs into the output; ties go to the
-  // earlier run, which keeps the sort stable.
+  // earlier run, which keeps the sort stable. The output is cut into parts
+  // by splitter keys, each merged by a thread of its own (merge_part).
   t = clk::now();
   prog.phase("merging " + std::to_string(runs_n) + " runs", n * ev);
-  const std::uint64_t k = runs.size();
-  const std::uint64_t stream_bytes = std::max<std::uint64_t>(c.memory / (k + 2), ev);
-  const std::uint64_t buf_n = std::max<std::uint64_t>(1, std::min<std::uint64_t>(stream_bytes / ev, std::uint64_t(1) << 20));
-  struct cursor {
-    std::unique_ptr<std::byte[]> main, vals;
-    std::uint64_t next = 0;      // next element of the run to read into the buffer
-    std::uint64_t have = 0, at = 0;
-  };
-  std::vector<cursor> cur(k);
-  const std::size_t kl = nz.size();
-  std::vector<std::uint8_t> head(k * kl);
-  auto refill = [&](std::uint64_t r) {
-    cursor& q = cur[r];
-    const std::uint64_t m = std::min(buf_n, runs[r].n - q.next);
-    const std::uint64_t at = runs[r].offset;
-    io::read_at(tmp.fd(), q.main.get(), m * e, at + q.next * e, tmp_name);
-    if (v) io::read_at(tmp.fd(), q.vals.get(), m * v, at + runs[r].n * e + q.next * v, tmp_name);
-    q.next += m;
-    q.have = m;
-    q.at = 0;
-  };
-  // A binary min-heap of run numbers by (head key, run number): the run
-  // number breaks ties, so equal keys leave in input order (stable).
-  auto before = [&](std::uint64_t a, std::uint64_t b) {
-    int x;
-    if (kl == 8) {  // numeric keys: one big-endian 64-bit compare
-      std::uint64_t p, q;
-      std::memcpy(&p, &head[a * 8], 8);
-      std::memcpy(&q, &head[b * 8], 8);
-      p = __builtin_bswap64(p);
-      q = __builtin_bswap64(q);
-      x = p < q ? -1 : p > q ? 1 : 0;
-    } else {
-      x = std::memcmp(&head[a * kl], &head[b * kl], kl);
-    }
-    return x != 0 ? x < 0 : a < b;
-  };
-  std::vector<std::uint64_t> heap;
-  heap.reserve(k);
-  auto sift_down = [&](std::size_t i) {
-    const std::size_t m = heap.size();
-    const std::uint64_t x = heap[i];
-    for (;;) {
-      std::size_t c = 2 * i + 1;
-      if (c >= m) break;
-      if (c + 1 < m && before(heap[c + 1], heap[c])) ++c;
-      if (!before(heap[c], x)) break;
-      heap[i] = heap[c];
-      i = c;
-    }
-    heap[i] = x;
-  };
-  for (std::uint64_t r = 0; r < k; ++r) {
-    cur[r].main.reset(new std::byte[buf_n * e]);
-    if (v) cur[r].vals.reset(new std::byte[buf_n * v]);
-    refill(r);
-    if (cur[r].have) {
-      nz(cur[r].main.get(), &head[r * kl]);
-      heap.push_back(r);
-    }
+  const merge_ctx m{c, tmp.fd(), tmp_name, runs, nz, outs};
+  unsigned parts = unsigned(std::min<std::uint64_t>(io_threads(n * ev), std::max<std::uint64_t>(1, n / 4096)));
+  // Tests force several parts on small files (tools/tests/file_sort.sh).
+  if (const char* f = std::getenv("RADIX_CLI_MERGE_PARTS")) parts = unsigned(std::clamp(std::atoi(f), 1, 256));
+  const auto bounds = split_runs(m, parts);
+  std::vector<merge_result> res(parts);
+  in_parallel(parts, parts, prog, [&](unsigned i, std::uint64_t, std::uint64_t, std::atomic<std::uint64_t>& d) {
+    res[i] = merge_part(m, bounds[i], bounds[i + 1], c.memory / parts, d);
+  });
+  std::uint64_t written = 0, sum_out = 0;
+  for (unsigned i = 0; i < parts; ++i) {
+    if (res[i].bad != ~std::uint64_t(0))
+      verification_failed("merge output element " + std::to_string(res[i].bad) + " is out of order");
+    // Across parts: the last key of one part must not come after the first of the next.
+    if (i > 0 && res[i].count && res[i - 1].count && std::memcmp(res[i - 1].last.data(), res[i].first.data(), nz.size()) > 0)
+      verification_failed("merge parts " + std::to_string(i - 1) + " and " + std::to_string(i) + " overlap");
+    written += res[i].count;
+    sum_out += res[i].sum;
   }
-  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
-
-  io::output_file& out = outs.main;
-  std::optional<io::output_file>& vout = outs.values;
-  const std::uint64_t out_n = std::max<std::uint64_t>(1, std::min<std::uint64_t>(2 * stream_bytes / ev, std::uint64_t(1) << 20));
-  std::unique_ptr<std::byte[]> obuf(new std::byte[out_n * e]);
-  std::unique_ptr<std::byte[]> ovals(v ? new std::byte[out_n * v] : nullptr);
-  std::uint64_t filled = 0, written = 0, sum_out = 0;
-  std::vector<std::uint8_t> prev(kl), now(kl);
-  bool first = true;
-  auto flush = [&] {
-    io::write_at(out.fd(), obuf.get(), filled * e, written * e, c.out);
-    if (v) io::write_at(vout->fd(), ovals.get(), filled * v, written * v, c.values_out);
-    written += filled;
-    prog.advance(filled * ev);
-    filled = 0;
-  };
-  while (!heap.empty()) {
-    const std::uint64_t r = heap.front();
-    cursor& q = cur[r];
-    const std::byte* src = q.main.get() + q.at * e;
-    std::memcpy(now.data(), &head[r * kl], kl);
-    if (!first && std::memcmp(prev.data(), now.data(), kl) > 0)
-      verification_failed("merge output element " + std::to_string(written + filled) + " is out of order");
-    first = false;
-    prev.swap(now);
-    std::memcpy(obuf.get() + filled * e, src, e);
-    std::uint64_t h = element_hash(src, e);
-    if (v) {
-      const std::byte* vs = q.vals.get() + q.at * v;
-      std::memcpy(ovals.get() + filled * v, vs, v);
-      h = element_hash(vs, v, h);
-    }
-    sum_out += h;
-    if (++filled == out_n) flush();
-    if (++q.at == q.have && q.next < runs[r].n) refill(r);
-    if (q.at < q.have) {
-      nz(q.main.get() + q.at * e, &head[r * kl]);  // the run's next key replaces the top
-    } else {
-      heap.front() = heap.back();  // the run is done
-      heap.pop_back();
-    }
-    if (!heap.empty()) sift_down(0);
-  }
-  flush();
   st.merge = since(t);
   if (written != n) verification_failed("the merge wrote " + std::to_string(written) + " of " + std::to_string(n) + " elements");
   if (sum_out != sum_in) verification_failed("the checksum changed");

@@ -51,6 +51,9 @@ sort_both_ways() {  # name, layout/order arguments...
   # 16 KiB of memory forces many runs and a merge.
   run 0 sort "$name" -o "$name.ext" --memory 16K --tmpdir . "$@" || return
   cmp -s "$name.mem" "$name.ext" || bad "in-memory and merged sorts of $name differ ($*)"
+  # The merge cut into parts that threads merge side by side (cuts between equal keys must not happen).
+  RADIX_CLI_MERGE_PARTS=7 run 0 sort "$name" -o "$name.ext" --memory 16K --tmpdir . "$@" || return
+  cmp -s "$name.mem" "$name.ext" || bad "in-memory and 7-part merged sorts of $name differ ($*)"
   rm -f "$name.mem" "$name.ext"
 }
 
@@ -103,12 +106,16 @@ records)
   run 0 gen eq -n 5000 --record-size 12 --key-offset 0 --key-type u32 -d all-equal
   run 0 sort eq -o eq.out --record-size 12 --key-type u32 --memory 8K --tmpdir .
   cmp -s eq eq.out || bad "records with equal keys changed order"
+  RADIX_CLI_MERGE_PARTS=5 run 0 sort eq -o eq.out --record-size 12 --key-type u32 --memory 8K --tmpdir .
+  cmp -s eq eq.out || bad "records with equal keys changed order (5-part merge)"
   ;;
 values)
   run 0 gen kv.u32 -n 40000 -t u32 -d few-unique:50 --values kv.val --value-size 8
   run 0 sort kv.u32 -o kv.mem -t u32 --values kv.val --values-out kv.val.mem
   run 0 sort kv.u32 -o kv.ext -t u32 --values kv.val --values-out kv.val.ext --memory 32K
   cmp -s kv.mem kv.ext && cmp -s kv.val.mem kv.val.ext || bad "pairs: in-memory and merged sorts differ"
+  RADIX_CLI_MERGE_PARTS=4 run 0 sort kv.u32 -o kv.ext -t u32 --values kv.val --values-out kv.val.ext --memory 32K
+  cmp -s kv.mem kv.ext && cmp -s kv.val.mem kv.val.ext || bad "pairs: in-memory and 4-part merged sorts differ"
   run 0 check kv.mem -t u32 --values kv.val.mem
   run 0 check kv.u32 -t u32 --values kv.val --no-order
   sum_in=$(awk '{print $NF}' last.out)
