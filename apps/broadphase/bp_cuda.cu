@@ -17,19 +17,13 @@
 
 #include <radix/cuda.hpp>
 
+#include "../common/cuda_check.cuh"
+
 #include "broadphase.hpp"
 
 namespace bp {
 namespace {
 
-void cu_check(cudaError_t e, const char* what, const char* file, int line) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("CUDA error ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
-                             ") in " + what + " at " + file + ":" + std::to_string(line));
-}
-#define CU(call) cu_check((call), #call, __FILE__, __LINE__)
-// After every launch: a bad configuration shows up here, a fault at the next synchronizing call.
-#define CU_LAUNCHED(kernel) cu_check(cudaGetLastError(), "launch of " #kernel, __FILE__, __LINE__)
 
 /// Device memory owned by one scene size; freed at its end.
 template <class T>
