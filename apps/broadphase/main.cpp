@@ -26,15 +26,14 @@
 #include <vector>
 
 #include "../common/parallel.hpp"
+#include "../common/cli.hpp"
 #include "../common/png.hpp"
 #include "broadphase.hpp"
 #include "render.hpp"
 
 namespace {
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using apps::usage_error;
 
 const char* help_text = R"(radix_broadphase: sweep-and-prune broad phase (seed 000 §6.1, Fig. 6) on the radix engines.
 
@@ -66,31 +65,7 @@ Exit status: 0 all checks passed, 1 a check failed, 2 bad command line,
 available here (nothing is run).
 )";
 
-std::uint64_t parse_count(const std::string& s) {
-  try {
-    std::size_t pos = 0;
-    if (auto caret = s.find('^'); caret != std::string::npos) {
-      const unsigned long long b = std::stoull(s.substr(0, caret)), e = std::stoull(s.substr(caret + 1), &pos);
-      if (b != 2 || e > 40 || caret + 1 + pos != s.size()) throw usage_error("");
-      return 1ull << e;
-    }
-    if (s.find_first_of("eE") != std::string::npos) {
-      const double d = std::stod(s, &pos);
-      if (pos != s.size() || d < 0 || d > 1e13 || d != std::floor(d)) throw usage_error("");
-      return std::uint64_t(d);
-    }
-    std::uint64_t v = std::stoull(s, &pos);
-    if (pos + 1 == s.size()) {
-      const char u = s[pos];
-      v <<= u == 'K' || u == 'k' ? 10 : u == 'M' || u == 'm' ? 20 : u == 'G' || u == 'g' ? 30 : throw usage_error("");
-    } else if (pos != s.size()) {
-      throw usage_error("");
-    }
-    return v;
-  } catch (const std::exception&) {
-    throw usage_error("bad count '" + s + "' (examples: 65536, 64K, 4M, 2^20, 1e6, 16K..4M)");
-  }
-}
+std::uint64_t parse_count(const std::string& s) { return apps::parse_count(s, "65536, 64K, 4M, 2^20, 1e6, 16K..4M"); }
 
 std::vector<std::uint64_t> parse_sizes(const std::string& list) {
   std::vector<std::uint64_t> out;
@@ -130,17 +105,7 @@ cli parse(int argc, char** argv) {
       if (i + 1 >= argc) throw usage_error("option " + o + " needs a value");
       return argv[++i];
     };
-    auto int_value = [&](long lo, long hi) {
-      const std::string v = value();
-      try {
-        std::size_t pos = 0;
-        const long x = std::stol(v, &pos);
-        if (pos == v.size() && x >= lo && x <= hi) return x;
-      } catch (const std::exception&) {
-      }
-      throw usage_error("option " + o + " needs an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                        ", got '" + v + "'");
-    };
+    auto int_value = [&](long lo, long hi) { return apps::parse_int_option(o, value(), lo, hi); };
     if (o == "-h" || o == "--help") {
       std::fputs(help_text, stdout);
       std::exit(0);

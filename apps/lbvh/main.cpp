@@ -26,15 +26,14 @@
 #include <vector>
 
 #include "../common/parallel.hpp"
+#include "../common/cli.hpp"
 #include "../common/png.hpp"
 #include "engine.hpp"
 #include "mesh.hpp"
 
 namespace {
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using apps::usage_error;
 
 const char* help_text = R"(radix_lbvh: linear BVH rebuild + ray tracing (seed 002 §VI, Table I) on the radix engines.
 
@@ -115,17 +114,7 @@ cli parse(int argc, char** argv) {
       if (i + 1 >= argc) throw usage_error("option " + o + " needs a value");
       return argv[++i];
     };
-    auto int_value = [&](int lo, int hi) {
-      const std::string v = value();
-      try {
-        std::size_t pos = 0;
-        const long x = std::stol(v, &pos);
-        if (pos == v.size() && x >= lo && x <= hi) return int(x);
-      } catch (const std::exception&) {
-      }
-      throw usage_error("option " + o + " needs an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                        ", got '" + v + "'");
-    };
+    auto int_value = [&](int lo, int hi) { return int(apps::parse_int_option(o, value(), lo, hi)); };
     if (o == "-h" || o == "--help") {
       std::fputs(help_text, stdout);
       std::exit(0);
