@@ -34,8 +34,8 @@ const char* const bench_help_head =
     "What to sort:\n"
     "  -n, --count N          number of keys (default 2^24). Written as 16777216,\n"
     "                         16M (K, M, G, T = 2^10, 2^20, 2^30, 2^40), 2^24 or 1e6\n"
-    "  -t, --type T           key type (default u32): u8 u16 u32 u64 i8 i16 i32 i64\n"
-    "                         f16 bf16 f32 f64\n"
+    "  -t, --type T           key type (default u32): u8 u16 u32 u64 u128 i8 i16 i32\n"
+    "                         i64 i128 f16 bf16 f32 f64\n"
     "  -d, --dist D           how the keys are distributed (default uniform; below)\n"
     "      --seed S           random seed (default 1): the same seed gives the same keys\n"
     "      --op OP            keys     sort the keys in place (default)\n"
@@ -136,7 +136,7 @@ bench_config parse_bench(const std::vector<std::string>& args) {
          c.floats = parse_choice(v, {"numeric", "total"}) == "total" ? radix::float_order::total
                                                                     : radix::float_order::numeric;
        }},
-      {"bits", 0, true, [&](const std::string& v) { c.bits = parse_bit_range(v, 64); }},
+      {"bits", 0, true, [&](const std::string& v) { c.bits = parse_bit_range(v, 128); }},
       {"digit-bits", 0, true,
        [&](const std::string& v) {
          try {
@@ -202,7 +202,12 @@ template <class K>
 std::string key_str(K k) {
   using B = key_bits<K>;
   std::ostringstream os;
-  if constexpr (B::is_float) {
+  if constexpr (sizeof(K) > 8) {  // 128-bit: the bits only (iostreams print no __int128)
+    char hex[48];
+    const auto u = B::to(k);
+    std::snprintf(hex, sizeof hex, "0x%016" PRIx64 "%016" PRIx64, std::uint64_t(u >> 64), std::uint64_t(u));
+    return hex;
+  } else if constexpr (B::is_float) {
     os.precision(9);
     if constexpr (sizeof(K) == 2)
       os << float(k);

@@ -16,7 +16,7 @@ key_type parse_key_type(const std::string& s) {
       aliases.remove_prefix(sp + 1);
     }
   }
-  throw usage_error("expected one of: u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64");
+  throw usage_error("expected one of: u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f16, bf16, f32, f64");
 }
 
 const char* key_type_str(key_type t) {
@@ -45,7 +45,7 @@ dist_spec parse_distribution(const std::string& s) {
   }
   if (name == "bits") {
     if (!has_param) throw usage_error("bits needs the number of random bits, e.g. bits:10");
-    return {distribution::low_bits, int(parse_int(s.substr(colon + 1), 0, 64))};
+    return {distribution::low_bits, int(parse_int(s.substr(colon + 1), 0, 128))};
   }
   throw usage_error(
       "expected one of: uniform, sorted, reversed, nearly-sorted, all-equal, few-unique[:M], zipf, bits:K");

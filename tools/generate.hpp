@@ -39,16 +39,24 @@ inline std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// `U`-wide random bits from one 64-bit draw: 128-bit keys take a second,
+/// derived word for the high half (narrower keys keep their old values).
+template <class U>
+U random_bits(std::uint64_t r) {
+  if constexpr (sizeof(U) > 8) return (U(mix64(r ^ 0x48696768ull)) << 64) | U(r);
+  else return U(r);
+}
+
 /// A key with every bit random, except that floats never get an inf or NaN
 /// pattern (those are redrawn): every finite value pattern equally likely.
 template <class K>
 K random_key(std::uint64_t r) {
   using B = key_bits<K>;
   using U = typename B::U;
-  U u = U(r);
+  U u = random_bits<U>(r);
   while (B::is_inf_or_nan(u)) {
     r = mix64(r);
-    u = U(r);
+    u = random_bits<U>(r);
   }
   return B::from(u);
 }
@@ -124,7 +132,7 @@ bool generate_keys(K* keys, std::uint64_t n, const dist_spec& d, std::uint64_t s
     case distribution::low_bits: {
       const U mask = d.param >= B::width ? B::ones : U((U(1) << d.param) - 1);
       parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
-        for (std::uint64_t i = b; i < e; ++i) keys[i] = B::from(U(U(rnd(i)) & mask));
+        for (std::uint64_t i = b; i < e; ++i) keys[i] = B::from(U(random_bits<U>(rnd(i)) & mask));
       });
       break;
     }

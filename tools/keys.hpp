@@ -6,6 +6,7 @@
 // ascending sort order.
 //   unsigned ints: the key itself
 //   signed ints:   the key with its sign bit flipped
+//   (u128 / i128 by the same rules, with 128-bit ordered keys)
 //   floats:        sign bit clear -> sign bit set; sign bit set -> all bits flipped;
 //                  with float_order::numeric, -0.0 is read as +0.0 and every
 //                  NaN as all ones (after +inf, NaNs equal to each other)
@@ -27,7 +28,7 @@
 
 namespace radix_cli {
 
-enum class key_type { u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64 };
+enum class key_type { u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64, u128, i128 };
 
 struct key_type_name {
   key_type type;
@@ -42,6 +43,7 @@ inline constexpr key_type_name key_type_names[] = {
     {key_type::i32, "i32", "int32 int32_t"},     {key_type::i64, "i64", "int64 int64_t"},
     {key_type::f16, "f16", "half float16"},      {key_type::bf16, "bf16", "bfloat16"},
     {key_type::f32, "f32", "float float32"},     {key_type::f64, "f64", "double float64"},
+    {key_type::u128, "u128", "uint128 uint128_t"}, {key_type::i128, "i128", "int128 int128_t"},
 };
 
 /// Parses a key type name; throws usage_error listing the names.
@@ -64,6 +66,8 @@ decltype(auto) visit_key_type(key_type t, F&& f) {
     case key_type::bf16: return f(std::type_identity<radix::bfloat16>{});
     case key_type::f32: return f(std::type_identity<float>{});
     case key_type::f64: return f(std::type_identity<double>{});
+    case key_type::u128: return f(std::type_identity<radix::uint128>{});
+    case key_type::i128: return f(std::type_identity<radix::int128>{});
   }
   return f(std::type_identity<std::uint32_t>{});
 }
@@ -79,6 +83,11 @@ template <> struct uint_of<1> { using type = std::uint8_t; };
 template <> struct uint_of<2> { using type = std::uint16_t; };
 template <> struct uint_of<4> { using type = std::uint32_t; };
 template <> struct uint_of<8> { using type = std::uint64_t; };
+template <> struct uint_of<16> { using type = radix::uint128; };
+
+/// What ordered and sort keys are held in: 64 bits, or 128 for 128-bit keys.
+template <class K>
+using ordered_t = std::conditional_t<(sizeof(K) > 8), radix::uint128, std::uint64_t>;
 
 template <class K>
 struct key_bits {
@@ -99,7 +108,7 @@ struct key_bits {
 
 /// The ascending ordered key of `k` (see the top of this file).
 template <class K>
-std::uint64_t ordered_key(K k, radix::float_order fo) {
+ordered_t<K> ordered_key(K k, radix::float_order fo) {
   using B = key_bits<K>;
   using U = typename B::U;
   U u = B::to(k);
@@ -126,12 +135,14 @@ struct sort_spec {
   int end_bit = 0;  ///< resolved: never -1
 
   template <class K>
-  std::uint64_t sort_key(K k) const {
-    std::uint64_t o = ordered_key(k, floats);
+  ordered_t<K> sort_key(K k) const {
+    using O = ordered_t<K>;
+    constexpr int ow = int(sizeof(O) * 8);
+    O o = ordered_key(k, floats);
     if (descending) o = ~o;
     const int w = end_bit - begin_bit;
-    const std::uint64_t mask = w >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w) - 1;
-    return begin_bit >= 64 ? 0 : (o >> begin_bit) & mask;
+    const O mask = w >= ow ? ~O(0) : (O(1) << w) - 1;
+    return begin_bit >= ow ? 0 : (o >> begin_bit) & mask;
   }
 };
 
@@ -167,14 +178,14 @@ std::vector<std::uint64_t> reference_order(const K* keys, std::uint64_t n, const
   if (spec.end_bit - spec.begin_bit <= 32 && n <= 0xFFFFFFFFull) {
     // Pack (sort key, position) into one 64-bit word: sorting words is fast.
     parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
-      for (std::uint64_t i = b; i < e; ++i) order[i] = (spec.sort_key(keys[i]) << 32) | i;
+      for (std::uint64_t i = b; i < e; ++i) order[i] = (std::uint64_t(spec.sort_key(keys[i])) << 32) | i;
     });
     std::sort(order.begin(), order.end());
     parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
       for (std::uint64_t i = b; i < e; ++i) order[i] &= 0xFFFFFFFFull;
     });
   } else {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> kv(n);
+    std::vector<std::pair<ordered_t<K>, std::uint64_t>> kv(n);
     parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
       for (std::uint64_t i = b; i < e; ++i) kv[i] = {spec.sort_key(keys[i]), i};
     });

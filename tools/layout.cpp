@@ -52,13 +52,24 @@ std::string element_layout::str() const {
 
 namespace {
 template <class K, bool BigEndian>
-std::uint64_t numeric_key(const std::byte* p, const sort_spec& s) {
+K load_key(const std::byte* p) {
   unsigned char b[sizeof(K)];
   std::memcpy(b, p, sizeof(K));
   if constexpr (BigEndian) std::reverse(b, b + sizeof(K));
   K k;
   std::memcpy(&k, b, sizeof(K));
-  return s.sort_key(k);
+  return k;
+}
+
+template <class K, bool BigEndian>
+std::uint64_t numeric_key(const std::byte* p, const sort_spec& s) {
+  return s.sort_key(load_key<K, BigEndian>(p));
+}
+
+template <class K, bool BigEndian>
+void wide_key(const std::byte* p, const sort_spec& s, std::uint8_t* out) {
+  const radix::uint128 v = s.sort_key(load_key<K, BigEndian>(p));
+  for (int j = 0; j < 16; ++j) out[j] = std::uint8_t(v >> (8 * (15 - j)));  // most significant first
 }
 }  // namespace
 
@@ -78,8 +89,13 @@ normaliser::normaliser(const element_layout& l, const order_spec& o) : l_(l), o_
   spec_.floats = o.floats;
   spec_.begin_bit = o.begin_bit;
   spec_.end_bit = end;
-  numeric_ = visit_key_type(l.key.type, [&]<class K>(std::type_identity<K>) {
-    return l.key.big_endian ? &numeric_key<K, true> : &numeric_key<K, false>;
+  visit_key_type(l.key.type, [&]<class K>(std::type_identity<K>) {
+    if constexpr (sizeof(K) > 8) {
+      size_ = sizeof(K);
+      wide_ = l.key.big_endian ? &wide_key<K, true> : &wide_key<K, false>;
+    } else {
+      numeric_ = l.key.big_endian ? &numeric_key<K, true> : &numeric_key<K, false>;
+    }
   });
 }
 
@@ -89,6 +105,10 @@ void normaliser::operator()(const std::byte* elem, std::uint8_t* out) const {
     std::uint64_t v = numeric_(k, spec_);
     v = __builtin_bswap64(v);  // most significant byte first: memcmp order
     std::memcpy(out, &v, 8);
+    return;
+  }
+  if (wide_) {
+    wide_(k, spec_, out);
     return;
   }
   const std::uint8_t flip = o_.descending ? 0xFF : 0x00;
@@ -174,8 +194,8 @@ std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std
 
 const char* const layout_help =
     "What the file holds:\n"
-    "  -t, --type T           plain keys of type T: u8 u16 u32 u64 i8 i16 i32 i64\n"
-    "                         f16 bf16 f32 f64 (little-endian), or bytes:L\n"
+    "  -t, --type T           plain keys of type T: u8 u16 u32 u64 u128 i8 i16 i32\n"
+    "                         i64 i128 f16 bf16 f32 f64 (little-endian), or bytes:L\n"
     "      --record-size B    fixed-size records of B bytes ...\n"
     "      --key-offset K     ... whose key starts at byte K (default 0) ...\n"
     "      --key-type T       ... and has type T: a type above, T:be for a\n"

@@ -3,8 +3,8 @@
 //
 // A file is a sequence of fixed-size elements: plain keys (--type T) or
 // records (--record-size B, key at --key-offset K of --key-type T). The key
-// is a number (u8..u64, i8..i64, f16, bf16, f32, f64; little-endian unless
-// `:be`) or a byte string `bytes:L` compared as an unsigned big-endian number
+// is a number (u8..u64, u128, i8..i64, i128, f16, bf16, f32, f64;
+// little-endian unless `:be`) or a byte string `bytes:L` compared as an unsigned big-endian number
 // (memcmp order, the sort benchmarks' 10-byte keys).
 //
 // The order is the library's (keys.hpp states it independently); for
@@ -78,6 +78,8 @@ class normaliser {
   std::size_t size_ = 8;
   std::vector<std::uint8_t> mask_;  // bytes keys: bits of the range
   std::uint64_t (*numeric_)(const std::byte*, const sort_spec&) = nullptr;
+  // 128-bit keys: writes the 16-byte big-endian sort key (too wide for key64).
+  void (*wide_)(const std::byte*, const sort_spec&, std::uint8_t*) = nullptr;
 };
 
 /// Order-independent checksum of a multiset of elements (optionally paired

@@ -62,11 +62,14 @@ struct sort_stats {
 /// pairs; records add the key, index and gather copies).
 std::uint64_t sort_bytes_per_element(const element_layout& l, std::size_t v) {
   const std::uint64_t e = l.elem_bytes;
-  if (l.plain_keys()) return 2 * (e + v) + (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 ? 0 : 24);
+  // 128-bit keys sort as two 64-bit chunks: two permutations, the chunk and
+  // the chunk argsort's scratch on top (src/api/byte_keys.cpp).
+  const bool wide = l.key.is_bytes || l.key.bytes > 8;
+  if (l.plain_keys()) return 2 * (e + v) + (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 ? 0 : 24) + (wide ? 24 : 0);
   const std::uint64_t kb = std::min<std::uint64_t>(l.key.bytes, 8);
   // Measured (maximum resident size against --memory): byte-string keys
   // need about 120 bytes per record beyond the data and its gather copy.
-  if (v == 0) return 2 * e + (l.key.is_bytes ? 120 : 3 * kb + 24);
+  if (v == 0) return 2 * e + (wide ? 120 : 3 * kb + 24);
   return 2 * (e + v) + l.key.bytes + 120;
 }
 

@@ -42,8 +42,10 @@
 
 namespace radix::cuda {
 
-/// Key description of a device key type: the host key types, plus __half and
-/// __nv_bfloat16 (sorted as radix::float16 / radix::bfloat16).
+/// Key description of a device key type: the host key types (byte_key<L> and
+/// the 128-bit integers included: wide keys are sorted LSD over 64-bit
+/// chunks), plus __half and __nv_bfloat16 (sorted as radix::float16 /
+/// radix::bfloat16).
 template <class K>
 struct device_key {
   static constexpr key_desc desc = key_desc_of<K>();
@@ -156,6 +158,65 @@ template <device_sortable K, class I>
   requires radix::detail::index_type<I>
 void argsort(const K* d_keys, I* d_indices, std::uint64_t n, cudaStream_t stream = 0, const options& o = {}) {
   ::radix::cuda::sort(detail::argsort_request(d_keys, d_indices, n, o), stream);
+}
+
+// ---- records (seed 000 §4.7): fixed-size records of any byte size sorted by a key inside them ----
+//
+// A key + index sort (the key extracted from the records: any key type of
+// radix::record_key, including byte strings and 128-bit integers, at any
+// offset and alignment) followed by a gather tuned to the record size
+// (16-, 8-, 4-, 2- or 1-byte words by alignment, warps writing whole
+// output runs). Stable.
+//
+// WHERE THE RESULT LANDS: in d_out. d_out == d_in sorts in place (the
+// workspace then also holds one copy of the records: ask for it with
+// placement::in_place); otherwise d_in is not modified and the two ranges
+// must not overlap.
+
+enum class placement : std::uint8_t { out_of_place, in_place };
+
+std::size_t sort_records_workspace_bytes(std::size_t record_bytes, std::uint64_t n, const record_key& key,
+                                         const options& o = {}, placement p = placement::out_of_place);
+void sort_records(const void* d_in, void* d_out, std::size_t record_bytes, std::uint64_t n, const record_key& key,
+                  void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream = 0, const options& o = {});
+/// In place, allocating the workspace stream-ordered.
+void sort_records(void* d_records, std::size_t record_bytes, std::uint64_t n, const record_key& key,
+                  cudaStream_t stream = 0, const options& o = {});
+
+/// d_out[i] = d_in[d_perm[i]] for n elements of `bytes` bytes (the gather of
+/// the record sort; d_perm holds 4- or 8-byte indices). d_out must not
+/// overlap d_in.
+void gather(const void* d_in, void* d_out, std::size_t bytes, const void* d_perm, int index_bytes, std::uint64_t n,
+            cudaStream_t stream = 0);
+
+// ---- structure of arrays: one sort permutes several columns ----
+
+/// A column of n elements of `bytes` bytes, read from `in`, written to `out`
+/// in key order; out == in permutes it in place.
+struct column {
+  const void* in = nullptr;
+  void* out = nullptr;
+  std::size_t bytes = 0;
+};
+
+/// Type-erased: `keys` is a request with op == operation::keys on device
+/// memory (sorted in place); every column is permuted the same way.
+std::size_t sort_columns_workspace_bytes(const sort_request& keys, const column* columns, std::size_t count);
+void sort_columns(const sort_request& keys, const column* columns, std::size_t count, void* d_workspace,
+                  std::size_t workspace_bytes, cudaStream_t stream = 0);
+
+template <device_sortable K>
+std::size_t sort_columns_workspace_bytes(std::uint64_t n, const column* columns, std::size_t count,
+                                         const options& o = {}) {
+  return ::radix::cuda::sort_columns_workspace_bytes(detail::request<K>(operation::keys, nullptr, n, o), columns,
+                                                     count);
+}
+/// Sorts n keys at d_keys in place and permutes each column with them. Stable.
+template <device_sortable K>
+void sort_columns(K* d_keys, std::uint64_t n, const column* columns, std::size_t count, void* d_workspace,
+                  std::size_t workspace_bytes, cudaStream_t stream = 0, const options& o = {}) {
+  ::radix::cuda::sort_columns(detail::request(operation::keys, d_keys, n, o), columns, count, d_workspace,
+                              workspace_bytes, stream);
 }
 
 }  // namespace radix::cuda

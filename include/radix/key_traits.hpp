@@ -1,4 +1,6 @@
-// radix — which key types sort, and how the library describes them at run time.
+// radix — which key types sort, and how the library describes them at run time:
+// (u)int8..64, (u)int128 (where the compiler has __int128), float16, bfloat16,
+// float, double, and byte_key<L> byte strings.
 //
 // Highway-vqsort-style compile firewall: the public sort functions are thin
 // templates that turn a key type into a run-time `key_desc` and call one
@@ -36,12 +38,21 @@ struct bfloat16 {
   friend bool operator<(bfloat16 a, bfloat16 b) { return float(a) < float(b); }
 };
 
+#if defined(__SIZEOF_INT128__)
+#define RADIX_HAS_INT128 1
+/// 128-bit integer keys: the compiler's __int128, 16 bytes in the host's byte
+/// order (little-endian on x86 and Arm). `__extension__` keeps -pedantic quiet.
+__extension__ typedef unsigned __int128 uint128;
+__extension__ typedef __int128 int128;
+#endif
+
 /// How the bits of a key are read. `bytes` is a fixed-width byte string
 /// compared as one unsigned big-endian number (memcmp order; the sort
 /// benchmarks' 10-byte keys), 1..255 bytes wide.
 enum class key_kind : std::uint8_t { unsigned_int, signed_int, floating, bytes };
 
-/// Run-time description of a key type: its kind and width in bytes.
+/// Run-time description of a key type: its kind and width in bytes (integers
+/// 1, 2, 4, 8 or 16; floats 2, 4 or 8; byte strings 1..255).
 struct key_desc {
   key_kind kind = key_kind::unsigned_int;
   std::uint8_t bytes = 4;
@@ -83,6 +94,10 @@ RADIX_KEY_TRAITS(std::int8_t, key_kind::signed_int, 0)
 RADIX_KEY_TRAITS(std::int16_t, key_kind::signed_int, 0)
 RADIX_KEY_TRAITS(std::int32_t, key_kind::signed_int, 0)
 RADIX_KEY_TRAITS(std::int64_t, key_kind::signed_int, 0)
+#ifdef RADIX_HAS_INT128
+RADIX_KEY_TRAITS(uint128, key_kind::unsigned_int, 0)
+RADIX_KEY_TRAITS(int128, key_kind::signed_int, 0)
+#endif
 RADIX_KEY_TRAITS(float16, key_kind::floating, 0x7C00u)
 RADIX_KEY_TRAITS(bfloat16, key_kind::floating, 0x7F80u)
 RADIX_KEY_TRAITS(float, key_kind::floating, 0x7F800000u)

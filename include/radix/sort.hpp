@@ -143,7 +143,7 @@ void argsort(std::span<const K> keys, std::span<I> indices, const options& o = {
 /// Where the key of a fixed-size record is.
 struct record_key {
   std::size_t offset = 0;  ///< byte offset of the key inside the record
-  key_desc type{};         ///< the key's type, e.g. key_desc_of<float>(), or byte_key_desc(10)
+  key_desc type{};         ///< the key's type, e.g. key_desc_of<float>(), key_desc_of<radix::int128>(), or byte_key_desc(10)
   bool big_endian = false; ///< numeric key stored most significant byte first (byte strings always are)
 };
 

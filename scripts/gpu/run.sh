@@ -5,7 +5,7 @@
 # benchmark. Logs go to $OUT (default ./out).
 #
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench
-#                                     pic broadphase lbvh filesort opencl
+#                                     records pic broadphase lbvh filesort opencl
 #                                     (default: build test conformance sanitize large bench)
 # pic, broadphase, lbvh, filesort and opencl run scripts/gpu/<name>_stage.sh (on this build,
 # except opencl, which builds its own with CUDA off).
@@ -54,7 +54,7 @@ if has build; then
     -DRADIX_BUILD_EXAMPLES=OFF $PREFIX ${GPU_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1 ||
     note "-- configure FAILED (see build.log)"
   # Our targets first (so that a broken peer target elsewhere does not stop them).
-  for t in radix radix_cuda_tests radix_cuda_bench radix_cli; do
+  for t in radix radix_cuda_tests radix_cuda_bench radix_records_bench radix_cli; do
     cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/build.log" 2>&1 || note "-- build of $t FAILED"
   done
   [ "${MINE_ONLY:-0}" = 1 ] || cmake --build "$B" -j"$JOBS" >> "$OUT/build.log" 2>&1 ||
@@ -109,6 +109,13 @@ if has altbench; then
   RADIX_CUDA_ALT_POLICY=1 "$BENCH" --only u32 ${BENCH_ARGS:-} > "$OUT/bench_alt.md" 2>> "$OUT/bench.log"
   note "-- RADIX_CUDA_ALT_POLICY=1 radix_cuda_bench --only u32: exit $?"
   grep "^| " "$OUT/bench_alt.md"
+fi
+if has records; then
+  # Record sorting (issue 10): radix::cuda::sort_records vs CUB / Thrust + plain gather.
+  t0=$(date +%s)
+  "$B/bench/cuda/radix_records_bench" ${RECORDS_ARGS:-} > "$OUT/records.md" 2> "$OUT/records.log"
+  note "-- radix_records_bench ${RECORDS_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s)"
+  cat "$OUT/records.md"
 fi
 if has pic; then
   BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/pic_stage.sh ${PIC_STAGES:-verify sanitize bench} > "$OUT/pic_stage.log" 2>&1

@@ -16,7 +16,9 @@ void validate(const sort_request& r, bool check_pointers = true) {
   switch (r.key.kind) {
     case key_kind::unsigned_int:
     case key_kind::signed_int:
-      if (kb != 1 && kb != 2 && kb != 4 && kb != 8) bad("integer keys of " + std::to_string(kb) + " bytes are not supported (1, 2, 4 or 8)");
+      // 16-byte integers are wide keys: sorted as two 64-bit chunks (byte_keys.cpp).
+      if (kb != 1 && kb != 2 && kb != 4 && kb != 8 && kb != 16)
+        bad("integer keys of " + std::to_string(kb) + " bytes are not supported (1, 2, 4, 8 or 16)");
       break;
     case key_kind::floating:
       if (kb != 2 && kb != 4 && kb != 8) bad("float keys of " + std::to_string(kb) + " bytes are not supported (2, 4 or 8)");
@@ -83,13 +85,14 @@ detail::engine_impl& pick(engine e) {
 
 namespace detail {
 void validate_request(const sort_request& req, bool check_pointers) { validate(req, check_pointers); }
+engine_impl& pick_engine(engine e) { return pick(e); }
 }  // namespace detail
 
 void run(const sort_request& req, std::span<std::byte> workspace) {
   validate(req);
   auto& e = pick(req.opts.use);
-  if (req.key.kind == key_kind::bytes) {
-    // Wider than any engine's native key: LSD over 64-bit chunks (byte_keys.cpp).
+  if (detail::is_wide_key(req.key) && !e.native_wide_keys()) {
+    // Wider than the engine's native key: LSD over 64-bit chunks (byte_keys.cpp).
     detail::run_byte_keys(req, req.keys, req.key.bytes, 0);
     return;
   }
@@ -105,8 +108,9 @@ void run(const sort_request& req, std::span<std::byte> workspace) {
 
 std::size_t workspace_bytes(const sort_request& req) {
   validate(req, false);
-  if (req.key.kind == key_kind::bytes) return 0;  // allocates its own (byte_keys.cpp)
-  return pick(req.opts.use).workspace_bytes(req);
+  auto& e = pick(req.opts.use);
+  if (detail::is_wide_key(req.key) && !e.native_wide_keys()) return 0;  // allocates its own (byte_keys.cpp)
+  return e.workspace_bytes(req);
 }
 
 engine default_engine() { return detail::cuda_engine() ? engine::cuda : engine::cpu; }

@@ -1,16 +1,19 @@
-// Byte-string keys wider than an engine's native key (key_kind::bytes: the
-// sort benchmarks' 10-byte keys, 128-bit ids): LSD radix sort where each
-// "digit" is a 64-bit chunk of the key, sorted by a stable argsort on the
-// chosen engine (seed 000 §4.7: sort (key, index), then gather). Chunks
-// outside [begin_bit, end_bit) are skipped, and each chunk's argsort skips
-// its own trivial digits, so a 10-byte key costs one 64-bit and one 16-bit
-// argsort.
+// Keys wider than an engine's native key: byte strings (key_kind::bytes: the
+// sort benchmarks' 10-byte keys, 128-bit ids) and 16-byte integers
+// (radix::uint128 / int128). LSD radix sort where each "digit" is a 64-bit
+// chunk of the key, sorted by a stable argsort on the chosen engine (seed 000
+// §4.7: sort (key, index), then gather). Chunks outside [begin_bit, end_bit)
+// are skipped, and each chunk's argsort skips its own trivial digits, so a
+// 10-byte key costs one 64-bit and one 16-bit argsort.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "../cpu/thread_pool.hpp"
 #include "engine/engine.hpp"
+#include "radix/core/wide_chunks.hpp"
 
 namespace radix::detail {
 namespace {
@@ -32,8 +35,6 @@ struct perm_buf {
   }
 };
 
-int pow2_bytes(int b) { return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8; }
-
 void store_uint(std::byte* dst, int bytes, std::uint64_t v) {
   switch (bytes) {
     case 1: { auto x = std::uint8_t(v); std::memcpy(dst, &x, 1); break; }
@@ -43,13 +44,37 @@ void store_uint(std::byte* dst, int bytes, std::uint64_t v) {
   }
 }
 
+/// Chunk `w` of the key at `key` as one number. Where it lies and its byte
+/// order come from the shared planner (core/wide_chunks.hpp: byte strings
+/// big-endian, chunk 0 their last bytes; integers in host order, chunk 0 the
+/// low word), so the host path and device engines agree on every layout.
+std::uint64_t read_chunk(const std::byte* key, const core::wide_chunk& w) {
+  const std::byte* k = key + w.first_byte;
+  std::uint64_t v = 0;
+  if (!w.big_endian && w.bytes == 8 && std::endian::native == std::endian::little) {
+    std::memcpy(&v, k, 8);  // the common case: one host-order word
+    return v;
+  }
+  if (w.big_endian)
+    for (int j = 0; j < w.bytes; ++j) v = (v << 8) | std::uint64_t(std::to_integer<unsigned>(k[j]));
+  else
+    for (int j = w.bytes; j-- > 0;) v = (v << 8) | std::uint64_t(std::to_integer<unsigned>(k[j]));
+  return v;
+}
+
+/// Bits [begin_bit, end_bit) of a chunk's value.
+std::uint64_t range_mask(const core::wide_chunk& w) {
+  const std::uint64_t hi = w.end_bit >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w.end_bit) - 1;
+  return hi & ~((std::uint64_t(1) << w.begin_bit) - 1);
+}
+
 }  // namespace
 
 void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t stride, std::size_t offset) {
   const std::uint64_t n = req.n;
   const int L = req.key.bytes;
   const options& o = req.opts;
-  const int begin = o.begin_bit, end = o.end_bit < 0 ? 8 * L : o.end_bit;
+  const int begin = o.begin_bit;
   if (n == 0) return;
   if (n == 1) {
     if (req.op == operation::argsort) store_uint(static_cast<std::byte*>(req.indices), req.index_bytes, 0);
@@ -63,34 +88,59 @@ void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t s
   perm_buf perm(n, ib), next(n, ib);
   scratch chunk(n * 8);
   bool have_perm = false;  // false: the current order is the input order
-  const int chunks = (L + 7) / 8;
+  // The chunks that overlap the bit range, least significant first; an
+  // integer's top chunk sorts as signed, which with the engines' sign-bit
+  // flip gives the integers' order.
+  const bool is_bytes = req.key.kind == key_kind::bytes;
+  core::wide_chunk plan[core::max_wide_chunks];
+  const int chunks = core::plan_wide_chunks(L, is_bytes, req.key.kind == key_kind::signed_int,
+                                            std::endian::native == std::endian::big, begin, o.end_bit, plan);
+  // One sequential read finds the chunks whose ranged bits are the same in
+  // every key (128-bit keys that fit in 64 bits, common prefixes): a stable
+  // sort by them moves nothing, so they cost no gather, argsort or compose.
+  // Each thread stops reading once every chunk has varied (at once for
+  // random keys).
+  std::uint64_t mask[core::max_wide_chunks];
+  for (int c = 0; c < chunks; ++c) mask[c] = range_mask(plan[c]);
+  std::vector<std::uint64_t> varies(std::size_t(threads) * chunks, 0);
+  pool.run(threads, [&](unsigned t) {
+    std::uint64_t first[core::max_wide_chunks], acc[core::max_wide_chunks] = {};
+    for (int c = 0; c < chunks; ++c) first[c] = read_chunk(base, plan[c]);
+    const std::uint64_t b0 = n * t / threads, b1 = n * (t + 1) / threads;
+    for (std::uint64_t i0 = b0; i0 < b1; i0 += 256) {
+      for (std::uint64_t i = i0, e = std::min(b1, i0 + 256); i < e; ++i)
+        for (int c = 0; c < chunks; ++c) acc[c] |= read_chunk(base + i * stride, plan[c]) ^ first[c];
+      bool all = true;
+      for (int c = 0; c < chunks; ++c) all &= (acc[c] & mask[c]) != 0;
+      if (all) break;
+    }
+    for (int c = 0; c < chunks; ++c) varies[std::size_t(t) * chunks + c] = acc[c] & mask[c];
+  });
   for (int c = 0; c < chunks; ++c) {  // least significant chunk first
-    const int lo = 64 * c, cb = std::min(8, L - 8 * c);
-    const int rb = std::max(begin, lo), re = std::min(end, lo + 8 * cb);
-    if (rb >= re) continue;  // outside the bit range: no pass
-    const int kw = pow2_bytes(cb);
-    const std::size_t first_byte = std::size_t(L - 8 * c - cb);
+    const core::wide_chunk& w = plan[c];
+    bool any = false;
+    for (unsigned t = 0; t < threads; ++t) any |= varies[std::size_t(t) * chunks + c] != 0;
+    if (!any) continue;  // the same in every key: no pass
+    const key_desc cd{w.is_signed ? key_kind::signed_int : key_kind::unsigned_int, std::uint8_t(w.key_bytes), 0};
+    const int kw = w.key_bytes;
     // The chunk of every element, in the current order, as a kw-byte uint.
     pool.run(threads, [&](unsigned t) {
       const std::uint64_t b0 = n * t / threads, b1 = n * (t + 1) / threads;
       for (std::uint64_t i = b0; i < b1; ++i) {
         const std::uint64_t src = have_perm ? perm.get(i) : i;
-        const std::byte* k = base + src * stride + first_byte;
-        std::uint64_t v = 0;
-        for (int j = 0; j < cb; ++j) v = (v << 8) | std::uint64_t(std::to_integer<unsigned>(k[j]));
-        store_uint(chunk.data() + i * kw, kw, v);
+        store_uint(chunk.data() + i * kw, kw, read_chunk(base + src * stride, w));
       }
     });
     sort_request sub;
     sub.op = operation::argsort;
-    sub.key = key_desc{key_kind::unsigned_int, std::uint8_t(kw), 0};
+    sub.key = cd;
     sub.n = n;
     sub.keys = chunk.data();
     sub.indices = next.mem.data();
     sub.index_bytes = ib;
     sub.opts = o;
-    sub.opts.begin_bit = rb - lo;
-    sub.opts.end_bit = re - lo;
+    sub.opts.begin_bit = w.begin_bit;
+    sub.opts.end_bit = w.end_bit;
     sub.opts.digit_bits = 0;
     run(sub);
     if (have_perm) {

@@ -18,7 +18,10 @@ void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, con
                   const options& o) {
   const std::size_t kb = key.type.bytes;
   const bool byte_string = key.type.kind == key_kind::bytes;
-  if (!byte_string && kb != 1 && kb != 2 && kb != 4 && kb != 8)
+  // 16-byte integers (uint128 / int128) go the numeric way below: extracted
+  // (byte-swapped when big-endian), then run() sorts them as wide keys.
+  const bool wide_int = kb == 16 && (key.type.kind == key_kind::unsigned_int || key.type.kind == key_kind::signed_int);
+  if (!byte_string && !wide_int && kb != 1 && kb != 2 && kb != 4 && kb != 8)
     throw invalid_argument("radix: record key of " + std::to_string(kb) + " bytes is not a supported key type");
   if (record_bytes == 0) throw invalid_argument("radix: record size 0");
   if (key.offset + kb > record_bytes)
@@ -26,6 +29,9 @@ void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, con
                            " bytes does not fit in a record of " + std::to_string(record_bytes) + " bytes");
   if (count > 0 && data == nullptr) throw invalid_argument("radix: records is null but count = " + std::to_string(count));
   if (count < 2) return;
+  // An engine that sorts records whole (the CUDA engine: sort and gather on
+  // the device) takes them; the others argsort here and permute on the CPU.
+  if (detail::pick_engine(o.use).run_records(data, record_bytes, count, key, o)) return;
 
   const std::uint8_t ib = count <= 0xFFFFFFFFull ? 4 : 8;
   if (byte_string) {

@@ -23,6 +23,7 @@
 #include "radix/core/ordered_bits.hpp"
 #include "radix/cuda.hpp"
 #include "testing.hpp"
+#include "wide_keys.cuh"
 
 namespace radix::cuda_detail {
 
@@ -32,7 +33,7 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
             << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
             << ", hist_vectors=" << p.hist_vectors << ", ring_tiles=" << (1 << p.ring_log2)
             << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
-            << ", small_n=" << p.small_n << ", rank=" << (p.rank_match ? "match_any" : "ballots") << "}";
+            << ", small_n=" << p.small_n << ", prefetch=" << (p.prefetch ? "on" : "off") << "}";
 }
 
 onesweep_tuning& tuning_override() {
@@ -52,13 +53,14 @@ namespace {
 /// The host API's checks (radix::detail::validate_request, same words), plus
 /// what only the device API needs, for requests that come straight to it.
 void validate(const sort_request& r, bool check_pointers) {
-  if (r.key.bytes != 1 && r.key.bytes != 2 && r.key.bytes != 4 && r.key.bytes != 8)
+  const bool wide = radix::detail::is_wide_key(r.key);  // any width: wide_keys.cu
+  if (!wide && r.key.bytes != 1 && r.key.bytes != 2 && r.key.bytes != 4 && r.key.bytes != 8)
     bad("the CUDA engine has no keys of " + std::to_string(r.key.bytes) + " bytes");
   if (r.opts.use != engine::automatic && r.opts.use != engine::cuda)
     bad("radix::cuda calls run on the CUDA engine; options.use names another");
   radix::detail::validate_request(r, check_pointers);
   if (!check_pointers) return;
-  if (r.n > 0 && reinterpret_cast<std::uintptr_t>(r.keys) % r.key.bytes != 0)
+  if (!wide && r.n > 0 && reinterpret_cast<std::uintptr_t>(r.keys) % r.key.bytes != 0)
     bad("device keys are not aligned to their size");
   if (r.op == operation::argsort && r.n > 0) {
     if (reinterpret_cast<std::uintptr_t>(r.indices) % r.index_bytes != 0)
@@ -171,6 +173,7 @@ void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s
 }
 
 std::size_t device_workspace(const sort_request& r) {
+  if (radix::detail::is_wide_key(r.key)) return wide_request_workspace(r);
   switch (r.key.bytes) {
     case 1: return width_workspace<std::uint8_t>(r);
     case 2: return width_workspace<std::uint16_t>(r);
@@ -181,6 +184,7 @@ std::size_t device_workspace(const sort_request& r) {
 
 void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
   if (r.n == 0) return;
+  if (radix::detail::is_wide_key(r.key)) return wide_request_sort(r, ws, wsb, s);
   switch (r.key.bytes) {
     case 1: return width_sort<std::uint8_t>(r, ws, wsb, s);
     case 2: return width_sort<std::uint16_t>(r, ws, wsb, s);
@@ -343,6 +347,34 @@ class cuda_engine_impl final : public detail::engine_impl {
     if (r.op == operation::pairs) out(r.values, vals.p, vb, pin_vals);
     if (r.op == operation::argsort) out(r.indices, vals.p, vb, pin_vals);
     RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  bool native_wide_keys() const override { return true; }
+
+  /// Host records sorted whole on the device: copied in, key + index sort and
+  /// gather there (radix::cuda::sort_records, out of place), copied back.
+  /// Declines (false: the host API argsorts here and permutes on the CPU)
+  /// when two copies of the records and the workspace do not fit the GPU.
+  bool run_records(void* data, std::size_t record_bytes, std::uint64_t n, const record_key& key,
+                   const options& o) override {
+    options d = o;
+    d.use = engine::cuda;
+    const std::size_t bytes = n * record_bytes;
+    const std::size_t wsb = radix::cuda::sort_records_workspace_bytes(record_bytes, n, key, d);
+    std::size_t free_b = 0, total_b = 0;
+    RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (2 * bytes + wsb + (std::size_t(256) << 20) > free_b) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!stream_) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    device_buffer in(bytes, stream_), out(bytes, stream_), ws(wsb, stream_);
+    host_pin pin(data, bytes, stream_);
+    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(in.p, data, bytes, cudaMemcpyHostToDevice, stream_));
+    else staging_.to_device(in.p, data, bytes, stream_);
+    radix::cuda::sort_records(in.p, out.p, record_bytes, n, key, ws.p, wsb, stream_, d);
+    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(data, out.p, bytes, cudaMemcpyDeviceToHost, stream_));
+    else staging_.to_host(data, out.p, bytes, stream_);
+    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return true;
   }
 
  private:

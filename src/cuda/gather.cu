@@ -1,4 +1,17 @@
+// The gather after a key + index sort: out[i] = in[perm[i]] for records of
+// any size (seed 000 §4.7 and Fig. 3: the gather, uncoalesced reads and
+// coalesced writes, was the bottleneck of record sorting there).
+//
+// One kernel for every record size. The output is seen as a flat array of
+// words (16, 8, 4, 2 or 1 bytes: the widest that the record size and both
+// base addresses allow). A warp takes 32 x Unroll consecutive output words,
+// so its writes are fully coalesced whatever the record size, and the lanes
+// that share a record read that record's consecutive words, so each record
+// is read as one contiguous run. Records of 4, 8 and 16 bytes become one
+// vector move per lane. Every lane issues all its loads before its stores, so
+// many random reads are in flight (they are the cost).
 #include <algorithm>
+#include <string>
 
 #include "common.cuh"
 #include "gather.cuh"
@@ -6,26 +19,107 @@
 namespace radix::cuda_detail {
 namespace {
 
-template <class I, class W>
-__global__ void gather_kernel(W* out, const W* in, std::size_t words, const I* perm, std::uint64_t n) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const std::uint64_t s = perm[i];
-    for (std::size_t w = 0; w < words; ++w) out[i * words + w] = in[s * words + w];
+constexpr int gather_threads = 256;
+
+struct alignas(16) word16 {
+  unsigned w[4];
+};
+struct alignas(8) word8 {
+  unsigned w[2];
+};
+
+/// Read-only-path load of one word (16- and 8-byte words as vectors).
+template <class W>
+__device__ __forceinline__ W ld_word(const W* p) {
+  if constexpr (sizeof(W) == 16) {
+    const uint4 x = __ldg(reinterpret_cast<const uint4*>(p));
+    return W{{x.x, x.y, x.z, x.w}};
+  } else if constexpr (sizeof(W) == 8) {
+    const uint2 x = __ldg(reinterpret_cast<const uint2*>(p));
+    return W{{x.x, x.y}};
+  } else {
+    return __ldg(p);
   }
+}
+
+/// q = o / d for o < 2^24 (exact: the float estimate is off by at most one).
+__device__ __forceinline__ unsigned small_div(unsigned o, unsigned d, float inv) {
+  unsigned q = __float2uint_rz(float(o) * inv);
+  if (q * d > o) --q;
+  else if ((q + 1) * d <= o) ++q;
+  return q;
+}
+
+/// One: records of one word (4, 8, 16 bytes): no division at all.
+template <class W, int Unroll, class I, bool One>
+__global__ void __launch_bounds__(gather_threads) gather_kernel(W* __restrict__ out, const W* __restrict__ in,
+                                                                 const I* __restrict__ perm, std::uint64_t words,
+                                                                 unsigned wpr_, float inv_wpr) {
+  const unsigned wpr = One ? 1u : wpr_;
+  constexpr unsigned chunk = 32u * Unroll;
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (gather_threads / 32);
+  for (std::uint64_t c = std::uint64_t(blockIdx.x) * (gather_threads / 32) + threadIdx.x / 32; c * chunk < words;
+       c += warps) {
+    const std::uint64_t w0 = c * chunk;
+    const std::uint64_t r0 = One ? w0 : w0 / wpr;  // the record of the chunk's first word
+    const unsigned o0 = unsigned(w0 - r0 * wpr);  // and the word inside it
+    W v[Unroll];
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k) {
+      const unsigned o = o0 + unsigned(k) * 32u + lane;
+      const unsigned q = One ? o : small_div(o, wpr, inv_wpr);
+      const std::uint64_t r = r0 + q;
+      if (w0 + unsigned(k) * 32u + lane < words)
+        v[k] = ld_word(in + std::uint64_t(__ldg(perm + r)) * wpr + (o - q * wpr));
+    }
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k) {
+      const std::uint64_t w = w0 + unsigned(k) * 32u + lane;
+      if (w < words) out[w] = v[k];
+    }
+  }
+}
+
+int grid_for(std::uint64_t chunks) {
+  static int sms = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      n = 132;
+    }
+    return n;
+  }();
+  // Enough resident warps to keep many reads in flight, no more (grid-stride).
+  const std::uint64_t blocks = (chunks + gather_threads / 32 - 1) / (gather_threads / 32);
+  return int(std::min<std::uint64_t>(blocks, std::uint64_t(sms) * 8));
+}
+
+template <class W, class I>
+void launch_words(void* out, const void* in, std::size_t bytes, const I* perm, std::uint64_t n, cudaStream_t s) {
+  constexpr int unroll = sizeof(W) >= 8 ? 4 : 8;
+  const unsigned wpr = unsigned(bytes / sizeof(W));
+  const std::uint64_t words = n * wpr;
+  const int grid = grid_for((words + 32 * unroll - 1) / (32 * unroll));
+  if (wpr == 1)
+    gather_kernel<W, unroll, I, true><<<grid, gather_threads, 0, s>>>(static_cast<W*>(out), static_cast<const W*>(in),
+                                                                      perm, words, wpr, 1.0f);
+  else
+    gather_kernel<W, unroll, I, false><<<grid, gather_threads, 0, s>>>(static_cast<W*>(out), static_cast<const W*>(in),
+                                                                       perm, words, wpr, 1.0f / float(wpr));
+  RADIX_CUDA_CHECK_LAUNCH("radix gather_kernel");
 }
 
 template <class I>
 void launch(void* out, const void* in, std::size_t bytes, const I* perm, std::uint64_t n, cudaStream_t s) {
-  const unsigned grid = unsigned(std::min<std::uint64_t>((n + 255) / 256, 4096));
-  const auto a = reinterpret_cast<std::uintptr_t>(out) | reinterpret_cast<std::uintptr_t>(in);
-  if (bytes % 4 == 0 && a % 4 == 0)
-    gather_kernel<I, std::uint32_t><<<grid, 256, 0, s>>>(static_cast<std::uint32_t*>(out),
-                                                         static_cast<const std::uint32_t*>(in), bytes / 4, perm, n);
-  else
-    gather_kernel<I, std::uint8_t><<<grid, 256, 0, s>>>(static_cast<std::uint8_t*>(out),
-                                                        static_cast<const std::uint8_t*>(in), bytes, perm, n);
-  RADIX_CUDA_CHECK_LAUNCH("radix gather_kernel");
+  if (bytes > (std::size_t(1) << 22))
+    throw invalid_argument("radix: records of " + std::to_string(bytes) + " bytes are larger than the CUDA gather's 4 MiB");
+  const auto a = reinterpret_cast<std::uintptr_t>(out) | reinterpret_cast<std::uintptr_t>(in) | bytes;
+  if (a % 16 == 0) launch_words<word16>(out, in, bytes, perm, n, s);
+  else if (a % 8 == 0) launch_words<word8>(out, in, bytes, perm, n, s);
+  else if (a % 4 == 0) launch_words<unsigned>(out, in, bytes, perm, n, s);
+  else if (a % 2 == 0) launch_words<unsigned short>(out, in, bytes, perm, n, s);
+  else launch_words<unsigned char>(out, in, bytes, perm, n, s);
 }
 
 }  // namespace

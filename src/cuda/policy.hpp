@@ -19,7 +19,7 @@ struct onesweep_policy {
   int lookback_limit;    ///< L: a tile looks back at most this many tiles
   int tail_bits;         ///< tail iterator: tiles in a group may finish out of order
   std::uint64_t small_n; ///< at or below: one block sorts the whole input in one launch
-  bool rank_match = false; ///< warp peers by __match_any_sync (true) or by one ballot per digit bit
+  bool prefetch = false;   ///< scatter: cp.async the next tile's keys while the current one scatters
   constexpr int tile() const { return threads * items; }
 };
 
@@ -39,10 +39,12 @@ constexpr onesweep_policy sm90_policy(int key_bytes) {
 
 /// An alternative sm_90 policy for 32-bit keys (keys only, 32-bit values),
 /// selected at run time with RADIX_CUDA_ALT_POLICY=1 for tuning experiments
-/// (NOTES.md): now ranking with __match_any_sync instead of ballots.
+/// (NOTES.md): now the scatter kernel prefetching the next tile's keys
+/// (cp.async into a third shared buffer while the current tile scatters).
+/// Earlier: __match_any_sync ranking (timeline row 8, worse than ballots).
 constexpr onesweep_policy sm90_alt_policy(int key_bytes) {
   onesweep_policy p = sm90_policy(key_bytes);
-  p.rank_match = true;
+  p.prefetch = true;
   return p;
 }
 

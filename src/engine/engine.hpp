@@ -3,6 +3,7 @@
 // know of each other.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "radix/sort.hpp"
@@ -18,7 +19,20 @@ class engine_impl {
   /// Sorts. `workspace` is at least workspace_bytes(req) long, or empty, in
   /// which case the engine allocates.
   virtual void run(const sort_request& req, std::span<std::byte> workspace) = 0;
+  /// Whether run() takes wide keys (detail::is_wide_key) itself; otherwise
+  /// the host API sorts them with run_byte_keys over this engine's argsorts.
+  virtual bool native_wide_keys() const { return false; }
+  /// Sorts host records in place on this engine (key + index sort and the
+  /// gather both on the device). Returns false when the engine has no such
+  /// path; the host API then argsorts on the engine and permutes on the CPU.
+  virtual bool run_records(void* /*data*/, std::size_t /*record_bytes*/, std::uint64_t /*count*/,
+                           const record_key& /*key*/, const options& /*o*/) {
+    return false;
+  }
 };
+
+/// Keys wider than an engine's native 64 bits: byte strings of any width.
+inline bool is_wide_key(const key_desc& k) { return k.kind == key_kind::bytes || k.bytes > 8; }
 
 /// The checks every entry point makes before touching data, with the same
 /// words everywhere (throws radix::invalid_argument). With check_pointers
@@ -30,6 +44,10 @@ void validate_request(const sort_request& req, bool check_pointers);
 /// key of element i is the req.key.bytes bytes at keys_base + i * stride +
 /// offset (records pass their own stride). Does req.op on req's buffers.
 void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t stride, std::size_t offset);
+
+/// The engine `e` resolves to (automatic: the best available); throws
+/// radix::engine_unavailable when it is not there.
+engine_impl& pick_engine(engine e);
 
 /// Always present.
 engine_impl& cpu_engine();

@@ -161,6 +161,73 @@ TEST(Errors, KeyWidthInMessagesFollowsTheKeyType) {
   EXPECT_NO_THROW(radix::sort(std::span<std::int64_t>(k64), o));
 }
 
+/// 128-bit integers are keys (wide: two 64-bit chunks); 16-byte floats are
+/// not, and bit ranges stop at bit 128. Rejected calls leave the keys alone.
+TEST(Errors, WideIntegerKeys) {
+  std::vector<radix::uint128> u(10);
+  std::vector<radix::int128> s(10);
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = (radix::uint128(i) << 64) | (99 - i), s[i] = -radix::int128(i);
+  const auto u0 = u;
+  const auto s0 = s;
+  radix::options o;
+  o.end_bit = 129;
+  expect_error<radix::invalid_argument>([&] { radix::sort(std::span<radix::uint128>(u), o); },
+                                        "end_bit 129 > key width 128");
+  o = {};
+  o.begin_bit = 129;
+  expect_error<radix::invalid_argument>([&] { radix::sort(std::span<radix::int128>(s), o); },
+                                        "begin_bit 129 > key width 128");
+  o = {};
+  o.begin_bit = 70;
+  o.end_bit = 65;
+  expect_error<radix::invalid_argument>([&] { radix::sort(std::span<radix::int128>(s), o); },
+                                        "begin_bit 70 > end_bit 65");
+  EXPECT_TRUE(u == u0 && s == s0);
+  std::vector<std::uint32_t> idx(10, 7);
+  o = {};
+  o.end_bit = 130;
+  expect_error<radix::invalid_argument>(
+      [&] { radix::argsort(std::span<const radix::uint128>(u), std::span<std::uint32_t>(idx), o); },
+      "end_bit 130 > key width 128");
+  EXPECT_EQ(idx, std::vector<std::uint32_t>(10, 7));
+  // 16-byte floats (and other widths) are not key types.
+  radix::sort_request r;
+  r.key = radix::key_desc{radix::key_kind::floating, 16, 0};
+  r.n = u.size();
+  r.keys = u.data();
+  expect_error<radix::invalid_argument>([&] { radix::run(r); }, "float keys of 16 bytes are not supported (2, 4 or 8)");
+  r.key = radix::key_desc{radix::key_kind::signed_int, 12, 0};
+  expect_error<radix::invalid_argument>([&] { radix::run(r); },
+                                        "integer keys of 12 bytes are not supported (1, 2, 4, 8 or 16)");
+  r.key = radix::key_desc{radix::key_kind::unsigned_int, 32, 0};
+  expect_error<radix::invalid_argument>([&] { radix::run(r); }, "integer keys of 32 bytes");
+  EXPECT_TRUE(u == u0);
+  std::vector<std::byte> recs(10 * 20);
+  const auto recs0 = recs;
+  expect_error<radix::invalid_argument>(
+      [&] {
+        radix::sort_records(recs.data(), 20, 10, radix::record_key{0, radix::key_desc{radix::key_kind::floating, 16, 0}});
+      },
+      "record key of 16 bytes");
+  expect_error<radix::invalid_argument>(
+      [&] { radix::sort_records(recs.data(), 20, 10, radix::record_key{5, radix::key_desc_of<radix::int128>()}); },
+      "key at offset 5 of 16 bytes does not fit in a record of 20 bytes");
+  o = {};
+  o.end_bit = 129;
+  expect_error<radix::invalid_argument>(
+      [&] { radix::sort_records(recs.data(), 20, 10, radix::record_key{4, radix::key_desc_of<radix::int128>(), true}, o); },
+      "end_bit 129 > key width 128");
+  EXPECT_TRUE(recs == recs0);
+  // The limits themselves are fine.
+  o = {};
+  o.begin_bit = 128;
+  o.end_bit = 128;
+  EXPECT_NO_THROW(radix::sort(std::span<radix::uint128>(u), o));
+  o.begin_bit = 0;
+  EXPECT_NO_THROW(radix::sort(std::span<radix::int128>(s), o));
+  EXPECT_EQ(s.front(), -radix::int128(9));
+}
+
 TEST(Errors, MismatchedSpanSizes) {
   data d;
   const data before = d;

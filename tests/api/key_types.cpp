@@ -14,6 +14,10 @@ static_assert(radix::sortable_key<std::uint8_t> && radix::sortable_key<std::int6
               radix::sortable_key<radix::bfloat16> && radix::sortable_key<long long> &&
               radix::sortable_key<unsigned long long> && radix::sortable_key<char> &&
               radix::sortable_key<const std::uint32_t>);
+static_assert(radix::sortable_key<radix::uint128> && radix::sortable_key<radix::int128>);
+static_assert(radix::key_desc_of<radix::uint128>() == radix::key_desc{radix::key_kind::unsigned_int, 16, 0});
+static_assert(radix::key_desc_of<radix::int128>() == radix::key_desc{radix::key_kind::signed_int, 16, 0});
+static_assert(radix::key_desc_of<radix::int128>().bits() == 128);
 static_assert(!radix::sortable_key<bool> && !radix::sortable_key<long double> && !radix::sortable_key<void*>);
 
 TEST(KeyDesc, EveryKeyType) {

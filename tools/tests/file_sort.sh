@@ -59,7 +59,7 @@ sort_both_ways() {  # name, layout/order arguments...
 
 case "$SECTION" in
 keys)
-  for t in u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64; do
+  for t in u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64 u128 i128; do
     run 0 gen "k.$t" -n 20000 -t "$t" --seed 7 || continue
     sort_both_ways "k.$t" -t "$t"
     sort_both_ways "k.$t" -t "$t" --descending
@@ -69,6 +69,12 @@ keys)
   sort_both_ways k.f32 -t f32 --float-order total --descending
   run 0 gen k.u64 -n 30000 -t u64 -d few-unique:7
   sort_both_ways k.u64 -t u64 --bits 3:40
+  # 128-bit keys: ranges across the chunk boundary at bit 64 and over the sign bit.
+  run 0 gen k.i128 -n 30000 -t i128 -d few-unique:9 --seed 4
+  sort_both_ways k.i128 -t i128 --bits 60:128
+  sort_both_ways k.i128 -t i128 --bits 127:128 --descending
+  run 0 gen k.u128 -n 30000 -t u128 -d bits:70
+  sort_both_ways k.u128 -t u128 --bits 8:72
   run 0 gen k.i32 -n 30000 -t i32 -d sorted
   sort_both_ways k.i32 -t i32
   # Sizes 0 and 1.
@@ -100,6 +106,11 @@ records)
   sort_both_ways r24 --record-size 24 --key-offset 8 --key-type f64 --descending
   run 0 gen r3 -n 20000 --record-size 3 --key-offset 1 --key-type i16:be
   sort_both_ways r3 --record-size 3 --key-offset 1 --key-type i16:be
+  run 0 gen r29 -n 20000 --record-size 29 --key-offset 5 --key-type i128:be -d zipf
+  sort_both_ways r29 --record-size 29 --key-offset 5 --key-type i128:be
+  sort_both_ways r29 --record-size 29 --key-offset 5 --key-type i128:be --descending --bits 0:100
+  run 0 gen r32 -n 20000 --record-size 32 --key-offset 8 --key-type u128 -d few-unique:50
+  sort_both_ways r32 --record-size 32 --key-offset 8 --key-type u128
   run 0 gen b32 -n 20000 --key-type bytes:32 -d few-unique:100
   sort_both_ways b32 --key-type bytes:32
   # Stability: records with equal keys keep their order (payload = record number).
@@ -122,6 +133,12 @@ values)
   run 0 check kv.mem -t u32 --values kv.val.mem
   sum_out=$(awk '{print $NF}' last.out)
   [ "$sum_in" = "$sum_out" ] || bad "pairs checksum changed: $sum_in -> $sum_out"
+  # 128-bit keys with values (the library's wide-key pairs path), descending.
+  run 0 gen kv.i128 -n 30000 -t i128 -d few-unique:40 --values kv128.val
+  run 0 sort kv.i128 -o kv128.mem -t i128 --values kv128.val --values-out kv128.val.mem --descending
+  run 0 sort kv.i128 -o kv128.ext -t i128 --values kv128.val --values-out kv128.val.ext --descending --memory 32K
+  cmp -s kv128.mem kv128.ext && cmp -s kv128.val.mem kv128.val.ext || bad "i128 pairs: in-memory and merged sorts differ"
+  run 0 check kv128.mem -t i128 --descending --values kv128.val.mem
   # Values are the element numbers: with few unique keys, stability means the
   # values of equal keys increase. Checked by sorting (key, value) records.
   run 0 gen rv -n 30000 --record-size 20 --key-offset 4 --key-type i32:be -d few-unique:9 --values rv.val --value-size 3

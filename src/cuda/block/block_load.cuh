@@ -3,6 +3,12 @@
 // order (item i of lane l is element i*32 + l), the order the ranking needs
 // for stability. Partial sub-tiles and unaligned sources fall back to scalar
 // loads.
+//
+// The same copy can be split in two for prefetching (scatter_agent's
+// Prefetch variant): prefetch() issues the copies of a later sub-tile and
+// commits them as one cp.async group, without waiting; striped_prefetched()
+// waits for the group and reads the registers. Both run on the whole warp, on
+// a scratch region no other warp touches.
 #pragma once
 #include "../common.cuh"
 
@@ -24,20 +30,9 @@ struct warp_load {
     if constexpr (vectorizable) {
       if (valid >= elems && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
         // 16-byte asynchronous copies global -> shared (no register staging)
-        const uint4* s = reinterpret_cast<const uint4*>(src);
-        const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(warp_smem));
-#pragma unroll
-        for (int k = 0; k < per_lane; ++k) {
-          const int idx = k * 32 + int(lane);
-          if (idx < vectors)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d + unsigned(idx) * 16u), "l"(s + idx)
-                         : "memory");
-        }
+        copy_async(src, warp_smem, lane);
         asm volatile("cp.async.wait_all;\n" ::: "memory");
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < Items; ++i) out[i] = warp_smem[i * 32 + lane];
-        __syncwarp();
+        read_striped(out, warp_smem, lane);
         return;
       }
     }
@@ -46,6 +41,58 @@ struct warp_load {
       const int idx = i * 32 + int(lane);
       out[i] = idx < valid ? ld_nc(src + idx) : fill;
     }
+  }
+
+  /// Whether prefetch() can take a sub-tile: full (`valid` >= elems), src
+  /// 16-byte aligned, and a sub-tile a whole number of 16-byte vectors.
+  __device__ __forceinline__ static bool can_prefetch(const T* src, int valid) {
+    if constexpr (vectorizable) {
+      return valid >= elems && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0;
+    } else {
+      return false;
+    }
+  }
+
+  /// Whole warp, only where can_prefetch(src, ...): starts the copies of the
+  /// sub-tile at src into warp_smem (elems elements) and commits them as one
+  /// group; does not wait. Until striped_prefetched() returns, no lane may
+  /// read or write warp_smem.
+  __device__ __forceinline__ static void prefetch(const T* src, T* warp_smem) {
+    if constexpr (vectorizable) {
+      copy_async(src, warp_smem, lane_id());
+      asm volatile("cp.async.commit_group;\n" ::: "memory");
+    }
+  }
+
+  /// Whole warp, after prefetch(): waits for this thread's cp.async groups,
+  /// then (after a warp barrier: each lane reads vectors other lanes copied)
+  /// reads the items warp-striped. Ends with a warp barrier: warp_smem may be
+  /// reused by any lane afterwards.
+  __device__ __forceinline__ static void striped_prefetched(T (&out)[Items], const T* warp_smem) {
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    read_striped(out, warp_smem, lane_id());
+  }
+
+ private:
+  /// Issues (does not wait for) the 16-byte copies of the warp's sub-tile.
+  __device__ __forceinline__ static void copy_async(const T* src, T* warp_smem, unsigned lane) {
+    const uint4* s = reinterpret_cast<const uint4*>(src);
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(warp_smem));
+#pragma unroll
+    for (int k = 0; k < per_lane; ++k) {
+      const int idx = k * 32 + int(lane);
+      if (idx < vectors)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d + unsigned(idx) * 16u), "l"(s + idx)
+                     : "memory");
+    }
+  }
+
+  /// After this thread's copies completed: warp barrier, striped reads, warp barrier.
+  __device__ __forceinline__ static void read_striped(T (&out)[Items], const T* warp_smem, unsigned lane) {
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < Items; ++i) out[i] = warp_smem[i * 32 + lane];
+    __syncwarp();
   }
 };
 

@@ -17,11 +17,19 @@ struct onesweep_kernels {
   static constexpr onesweep_policy pol = Alt ? sm90_alt_policy(int(sizeof(U))) : sm90_policy(int(sizeof(U)));
   static constexpr int threads = pol.threads, items = pol.items, min_blocks = pol.min_blocks;
   static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
-  static constexpr bool match = pol.rank_match;
-  using scatter = scatter_agent<U, V, threads, items, match>;
+  static constexpr bool prefetch = pol.prefetch;
+  using scatter = scatter_agent<U, V, threads, items, prefetch>;
   using single = single_tile_agent<U, V, threads, items>;
+  // The prefetch buffer (one more tile of keys) must leave room for
+  // min_blocks blocks per SM. sm_90: 228 KB of shared memory per SM, 1 KB of
+  // it reserved per resident block, at most 227 KB for one block. (The
+  // default policies are not held to this: where their tiles do not fit
+  // twice, the occupancy query in prepare() sizes the grid.)
+  static_assert(!prefetch || (scatter::smem_bytes <= 227u * 1024u &&
+                              std::size_t(min_blocks) * (scatter::smem_bytes + 1024u) <= 228u * 1024u),
+                "prefetch variant: the scatter kernel's shared memory no longer allows min_blocks blocks per SM");
 
-  static constexpr auto scatter_kernel = onesweep_scatter_kernel<U, V, threads, items, min_blocks, match>;
+  static constexpr auto scatter_kernel = onesweep_scatter_kernel<U, V, threads, items, min_blocks, prefetch>;
   static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors>;
   struct residency {
     int scatter = 1, histogram = 1;  ///< blocks per SM
@@ -111,10 +119,11 @@ inline pass_list make_pass_list(int key_bits, int begin_bit, int end_bit, int di
 template <class U, class V, int Alt>
 void onesweep_run(const onesweep_job<U, V>& job);
 
-/// Alt = 1 (sm90_alt_policy) is not instantiated in production builds: it is
-/// a slot for A/B experiments (NOTES.md), compiled in only when
-/// RADIX_CUDA_ALT_POLICY_BUILD is defined, and then chosen at run time with
-/// RADIX_CUDA_ALT_POLICY=1 for 32-bit keys without values or with 32-bit ones.
+/// Alt = 1 (sm90_alt_policy: next-tile prefetch in the scatter kernel) is not
+/// instantiated in production builds: it is a slot for A/B experiments
+/// (NOTES.md), compiled in only when RADIX_CUDA_ALT_POLICY_BUILD is defined,
+/// and then chosen at run time with RADIX_CUDA_ALT_POLICY=1 for 32-bit keys
+/// without values or with 32-bit ones.
 template <class U, class V>
 void onesweep_sort(const onesweep_job<U, V>& job) {
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)

@@ -17,6 +17,18 @@
 //
 // The pass is skipped (the block returns at once) when the histogram kernel
 // planned it away: sorted input, or a digit that is the same for every key.
+//
+// Prefetch = true (the A/B variant, sm90_alt_policy): the next tile's ticket
+// is taken right after thread 0's look-back, before the barrier that ends
+// the look-back, so every thread knows it after that barrier; there, each
+// warp issues the cp.async copies of its sub-tile of that next tile into a
+// third shared buffer (keys only: not the staging buffers the scatter reads)
+// and the scatter runs while they land. The next iteration waits for them
+// instead of loading. Only full tiles from 16-byte aligned sources are
+// prefetched; a block's first tile, the partial last tile and tiles of an
+// unaligned source load as before. (Taking the ticket earlier keeps the
+// look-back deadlock-free: a ticket held but not started belongs to a block
+// busy with a lower tile, so the lowest unfinished tile is always running.)
 #pragma once
 #include <type_traits>
 
@@ -29,13 +41,14 @@
 
 namespace radix::cuda_detail {
 
-template <class U, class V, int Threads, int Items, bool Match = false>
+template <class U, class V, int Threads, int Items, bool Prefetch = false>
 struct scatter_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
   static constexpr int warp_tile = 32 * Items;
-  using rank_t = block_rank<Threads, Items, Match>;
+  using rank_t = block_rank<Threads, Items>;
   using load_t = warp_load<U, Items>;
+  static_assert(!Prefetch || load_t::vectorizable, "prefetch needs sub-tiles of whole 16-byte vectors");
 
   struct storage {
     typename rank_t::storage rank;
@@ -43,10 +56,13 @@ struct scatter_agent {
     int shift32[radix_size];      ///< the same when n < 2^31 (one bank access instead of two)
     unsigned seq[2];  ///< this tile's and the next tile's ticket (by iteration parity)
   };
-  /// Dynamic shared memory: storage, then tile keys, then tile values.
+  /// Dynamic shared memory: storage, then tile keys, then tile values, then
+  /// (Prefetch only) the next tile's keys as cp.async lands them.
   static constexpr std::size_t keys_offset = (sizeof(storage) + 15) / 16 * 16;
   static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
-  static constexpr std::size_t smem_bytes = values_offset + (has_values ? sizeof(V) * tile : 0);
+  static constexpr std::size_t values_end = values_offset + (has_values ? sizeof(V) * tile : 0);
+  static constexpr std::size_t prefetch_offset = (values_end + 15) / 16 * 16;
+  static constexpr std::size_t smem_bytes = Prefetch ? prefetch_offset + sizeof(U) * tile : values_end;
 
   const onesweep_params<U, V> p;  ///< a copy: a reference to a kernel parameter would live in local memory
   int pass;  ///< index into the pass list
@@ -56,6 +72,7 @@ struct scatter_agent {
   __device__ __forceinline__ storage& st() const { return *reinterpret_cast<storage*>(smem); }
   __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
   __device__ __forceinline__ V* tile_values() const { return reinterpret_cast<V*>(smem + values_offset); }
+  __device__ __forceinline__ U* prefetch_keys() const { return reinterpret_cast<U*>(smem + prefetch_offset); }
   __device__ __forceinline__ unsigned digit(U key) const {
     return core::digit_of<U>(p.codec(key), shift_bits, digit_bits);
   }
@@ -80,8 +97,22 @@ struct scatter_agent {
       __syncthreads();  // also ends the previous tile's use of shared memory
       const unsigned tile_idx = s.seq[it & 1];
       if (tile_idx >= p.num_tiles) return;
-      process_tile(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1]);
+      if constexpr (Prefetch) {
+        // the previous iteration issued this tile's copies iff it is prefetchable
+        const bool prefetched = it > 0 && prefetchable(buf, tile_idx);
+        process_tile(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], prefetched);
+      } else {
+        process_tile(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], false);
+      }
     }
+  }
+
+  /// Prefetch: whether tile t (< num_tiles) is loaded ahead by cp.async: a
+  /// full tile from a 16-byte aligned source. The same for every thread, and
+  /// for every warp of the tile (a sub-tile is a whole number of vectors).
+  __device__ __forceinline__ bool prefetchable(const pass_buffers<U, V>& buf, unsigned t) const {
+    const std::uint64_t base = std::uint64_t(t) * tile;
+    return base + tile <= p.n && load_t::can_prefetch(buf.ksrc + base, load_t::elems);
   }
 
   /// Thread 0: the next tile index of pass e, once its ring slot is free.
@@ -92,7 +123,7 @@ struct scatter_agent {
   }
 
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
-                                               unsigned first_seq, unsigned& next_ticket) {
+                                               unsigned first_seq, unsigned& next_ticket, bool prefetched) {
     storage& s = st();
     control* ctl = p.ctl;
     const int digits = 1 << digit_bits;
@@ -104,7 +135,16 @@ struct scatter_agent {
     const unsigned warp = threadIdx.x / 32, lane = lane_id();
     const int warp_base = int(warp) * warp_tile;
     U keys[Items];
-    load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    if constexpr (Prefetch) {
+      if (prefetched) {
+        // copies issued by this warp during the previous tile (into its own region)
+        load_t::striped_prefetched(keys, prefetch_keys() + warp_base);
+      } else {
+        load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+      }
+    } else {
+      load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    }
     __syncthreads();  // counters cleared
 
     // rank (digit and rank share a register: rank << 16 | digit)
@@ -156,14 +196,38 @@ struct scatter_agent {
       s.shift[d] = static_cast<long long>(start) - static_cast<long long>(s.rank.digit_start[d]);
       s.shift32[d] = static_cast<int>(s.shift[d]);
     }
+    if constexpr (Prefetch) {
+      // Thread 0 takes the next ticket once its own digit's look-back is done
+      // (not before it: a look-back's waits would then lie between taking a
+      // tile and publishing its counts, and chain from tile to tile); the
+      // other digits' look-backs mostly hide the round trip. s.seq[(it + 1) & 1]
+      // was last read at the top of the previous iteration.
+      if (threadIdx.x == 0) next_ticket = atomicAdd(&ctl->ticket[e], 1u);
+    }
     __syncwarp();  // reconverge the look-back's spinning lanes before the barrier
     __syncthreads();
-    if (threadIdx.x == 0) {
-      // next ticket first (its round trip overlaps the tail's), then the tail
-      const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
-      const unsigned seen = ring::advance_tail(ctl, seq, p.ring_cfg);
-      if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, seen);
-      next_ticket = t;
+    if constexpr (Prefetch) {
+      // Every thread sees the next ticket (written before the barrier above).
+      // Each warp starts the copies of its sub-tile of the next tile into its
+      // own region of prefetch_keys(), which it last read (and __syncwarp'ed)
+      // in this tile's load; the next iteration waits for them. The ring
+      // slot wait does not guard the input keys: the copies need not wait
+      // for it.
+      const unsigned t = next_ticket;
+      if (t < p.num_tiles && prefetchable(buf, t))
+        load_t::prefetch(buf.ksrc + std::uint64_t(t) * tile + warp_base, prefetch_keys() + warp_base);
+      if (threadIdx.x == 0) {
+        const unsigned seen = ring::advance_tail(ctl, seq, p.ring_cfg);
+        if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, seen);
+      }
+    } else {
+      if (threadIdx.x == 0) {
+        // next ticket first (its round trip overlaps the tail's), then the tail
+        const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
+        const unsigned seen = ring::advance_tail(ctl, seq, p.ring_cfg);
+        if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, seen);
+        next_ticket = t;
+      }
     }
     __syncwarp();  // warp 0 waits for its lane 0 here, not at a later barrier
 
