@@ -57,10 +57,13 @@ struct scatter_agent {
     unsigned seq[2];  ///< this tile's and the next tile's ticket (by iteration parity)
   };
   /// Dynamic shared memory: storage, then tile keys, then tile values, then
-  /// (Prefetch only) the next tile's keys as cp.async lands them.
+  /// each staged key's digit (one byte: the scatter reads it instead of
+  /// transforming the key again), then (Prefetch only) the next tile's keys
+  /// as cp.async lands them.
   static constexpr std::size_t keys_offset = (sizeof(storage) + 15) / 16 * 16;
   static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
-  static constexpr std::size_t values_end = values_offset + (has_values ? sizeof(V) * tile : 0);
+  static constexpr std::size_t digits_offset = (values_offset + (has_values ? sizeof(V) * tile : 0) + 15) / 16 * 16;
+  static constexpr std::size_t values_end = digits_offset + tile;
   static constexpr std::size_t prefetch_offset = (values_end + 15) / 16 * 16;
   static constexpr std::size_t smem_bytes = Prefetch ? prefetch_offset + sizeof(U) * tile : values_end;
 
@@ -73,14 +76,25 @@ struct scatter_agent {
   __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
   __device__ __forceinline__ V* tile_values() const { return reinterpret_cast<V*>(smem + values_offset); }
   __device__ __forceinline__ U* prefetch_keys() const { return reinterpret_cast<U*>(smem + prefetch_offset); }
+  __device__ __forceinline__ unsigned char* tile_digits() const { return smem + digits_offset; }
+  /// Canon: the codec's float canonicalisation (-0, NaNs) is on. A template
+  /// argument (the kernel branches once, uniformly): integer keys then skip
+  /// its instructions, which the ranking would otherwise pay per key.
+  template <bool Canon>
   __device__ __forceinline__ unsigned digit(U key) const {
-    return core::digit_of<U>(p.codec(key), shift_bits, digit_bits);
+    return core::digit_of<U>(Canon ? p.codec.canonical(key) : p.codec.biased(key), shift_bits, digit_bits);
   }
 
   /// Persistent: the block takes tiles by ticket until the pass is done. The
   /// next tile's ticket is taken while the current one scatters (s.seq is
   /// double-buffered by iteration parity), so no warp waits on the atomic.
   __device__ void process() {
+    if (p.codec.canon) run<true>();
+    else run<false>();
+  }
+
+  template <bool Canon>
+  __device__ void run() {
     control* ctl = p.ctl;
     const int e = ctl->pass_eff[pass];  // written by an earlier kernel
     if (e < 0) return;
@@ -100,9 +114,9 @@ struct scatter_agent {
       if constexpr (Prefetch) {
         // the previous iteration issued this tile's copies iff it is prefetchable
         const bool prefetched = it > 0 && prefetchable(buf, tile_idx);
-        process_tile(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], prefetched);
+        process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], prefetched);
       } else {
-        process_tile(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], false);
+        process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], false);
       }
     }
   }
@@ -122,6 +136,7 @@ struct scatter_agent {
     return t;
   }
 
+  template <bool Canon>
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
                                                unsigned first_seq, unsigned& next_ticket, bool prefetched) {
     storage& s = st();
@@ -153,7 +168,7 @@ struct scatter_agent {
       unsigned dig[Items], rank[Items];
 #pragma unroll
       for (int i = 0; i < Items; ++i)
-        dig[i] = warp_base + i * 32 + int(lane) < valid ? digit(keys[i]) : rank_t::no_digit;
+        dig[i] = warp_base + i * 32 + int(lane) < valid ? digit<Canon>(keys[i]) : rank_t::no_digit;
       rank_t::rank_warp(dig, rank, s.rank, digit_bits, valid < tile);
 #pragma unroll
       for (int i = 0; i < Items; ++i) dr[i] = (rank[i] << 16) | dig[i];
@@ -177,6 +192,7 @@ struct scatter_agent {
       if (dg != rank_t::no_digit) {
         const unsigned pos = rank_t::local_position(s.rank, dg, dr[i] >> 16);
         tile_keys()[pos] = keys[i];
+        tile_digits()[pos] = static_cast<unsigned char>(dg);
         if constexpr (has_values) {
           const std::uint64_t src = base + warp_base + i * 32 + lane;
           tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
@@ -247,8 +263,9 @@ struct scatter_agent {
       const int j = i * Threads + int(threadIdx.x);
       if (j < valid) {
         const U key = tile_keys()[j];
-        const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[digit(key)] + j))
-                                        : static_cast<std::uint64_t>(s.shift[digit(key)] + j);
+        const unsigned dg = tile_digits()[j];
+        const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[dg] + j))
+                                        : static_cast<std::uint64_t>(s.shift[dg] + j);
         if (buf.kdst) buf.kdst[dst] = key;
         if constexpr (has_values) buf.vdst[dst] = tile_values()[j];
       }

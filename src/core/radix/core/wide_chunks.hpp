@@ -15,7 +15,7 @@ namespace radix::core {
 /// key, read as one unsigned number (big-endian for byte strings and keys
 /// stored most significant byte first, little-endian for native integers).
 struct wide_chunk {
-  int lo_bit = 0;           ///< value bit of the chunk's least significant bit (64 x chunk index)
+  int lo_bit = 0;           ///< value bit of the chunk's least significant bit
   int bytes = 8;            ///< bytes the chunk covers
   int key_bytes = 8;        ///< width of the extracted number: 1, 2, 4 or 8
   int begin_bit = 0;        ///< the part of the requested bit range inside this chunk
@@ -35,18 +35,27 @@ RADIX_HD constexpr int pow2_bytes(int b) { return b <= 1 ? 1 : b <= 2 ? 2 : b <=
 /// key), least significant first, and returns how many. `byte_string`: memcmp
 /// order (the layout is the big-endian one); otherwise an integer, signed or
 /// not, stored little-endian unless `stored_big_endian`.
+///
+/// Chunks are cut from the most significant end: every chunk but the least
+/// significant is 8 bytes, so the most significant chunk is the key's
+/// leading 8 bytes (a 10-byte key: bytes 0..7, then 8..9). Sorting that chunk
+/// alone first usually decides the order (compute_perm on the GPU does so).
 RADIX_HD constexpr int plan_wide_chunks(int key_bytes, bool byte_string, bool is_signed, bool stored_big_endian,
                                         int begin_bit, int end_bit, wide_chunk* out) {
   const int L = key_bytes;
   const int end = end_bit < 0 ? 8 * L : end_bit;
   const int chunks = (L + 7) / 8;
+  const int rem = L % 8;
   const bool be = byte_string || stored_big_endian;
   int k = 0;
+  int low_bytes = 0;  // bytes of the key below this chunk
   for (int c = 0; c < chunks; ++c) {
-    const int lo = 64 * c;
-    const int cb = L - 8 * c < 8 ? L - 8 * c : 8;
+    const int cb = c == 0 && rem ? rem : 8;
+    const int lo = 8 * low_bytes;
     const int rb = begin_bit > lo ? begin_bit : lo;
     const int re = end < lo + 8 * cb ? end : lo + 8 * cb;
+    const int first = be ? L - low_bytes - cb : low_bytes;
+    low_bytes += cb;
     if (rb >= re) continue;  // outside the bit range: no pass
     wide_chunk w;
     w.lo_bit = lo;
@@ -54,7 +63,7 @@ RADIX_HD constexpr int plan_wide_chunks(int key_bytes, bool byte_string, bool is
     w.key_bytes = pow2_bytes(cb);
     w.begin_bit = rb - lo;
     w.end_bit = re - lo;
-    w.first_byte = be ? L - 8 * c - cb : 8 * c;
+    w.first_byte = first;
     w.big_endian = be;
     w.is_signed = !byte_string && is_signed && c == chunks - 1;
     out[k++] = w;
