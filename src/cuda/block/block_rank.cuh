@@ -2,8 +2,8 @@
 //
 // Each warp ranks its own 32 x Items keys, item by item: the lanes holding
 // the same digit find each other with one ballot per digit bit, the highest of
-// them bumps the warp's counter for that digit (a shared atomic, so the
-// counters stay coherent between lanes without a warp barrier per item), and every lane's rank is the
+// them bumps the warp's counter for that digit (a plain store: the warp owns
+// its row; a __syncwarp per item orders it), and every lane's rank is the
 // counter before the bump plus the number of peers in lower lanes. Items are
 // warp-striped (item i of lane l is key i*32 + l of the warp's sub-tile), so
 // the ranks follow input order: the sort stays stable.
@@ -52,12 +52,25 @@ struct block_rank {
     // vote changes nothing.
     unsigned peers = 0xFFFFFFFFu;
 #pragma unroll
-    for (int b = 0; b < (Partial ? max_radix_bits + 1 : max_radix_bits); ++b) {
-      const unsigned set = (d >> b) & 1u;
-      const unsigned vote = __ballot_sync(0xFFFFFFFFu, set);
-      peers &= ~(vote ^ (0u - set));  // keep lanes whose bit b equals ours
-    }
+    for (int b = 0; b < (Partial ? max_radix_bits + 1 : max_radix_bits); ++b) peers &= same_bit(d, 1u << b);
     return peers;
+  }
+
+  /// The lanes whose digit has the same bit `bit` as ours: the ballot of the
+  /// bit, inverted where ours is 0. Written in PTX so that the bit test stays
+  /// a predicate (and.b32 + setp, vote, predicated not): four instructions
+  /// instead of the six the C++ form compiled to (shift, mask, compare,
+  /// decrement, vote, merge), and this runs 8 times per key.
+  __device__ __forceinline__ static unsigned same_bit(unsigned d, unsigned bit) {
+    unsigned v;
+    asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+        "and.b32 t, %1, %2;\n\t"
+        "setp.ne.u32 p, t, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+        "@!p not.b32 %0, %0;\n\t}"
+        : "=r"(v)
+        : "r"(d), "r"(bit));
+    return v;
   }
 
   /// Ranks within the warp. digit[i] == no_digit marks an item that is not
@@ -74,14 +87,23 @@ struct block_rank {
     const unsigned warp = threadIdx.x / 32, lane = lane_id();
     unsigned* hist = s.warp_hist[warp];
     const unsigned lt = lanemask_lt();
+    const unsigned gt = ~(lt | (1u << lane));
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const unsigned d = digit[i];
       const unsigned peers = peers_of<Partial>(d);
-      const unsigned leader = 31u - __clz(peers);
-      unsigned before = 0;
-      if (lane == leader && d != no_digit) before = atomicAdd(hist + d, unsigned(__popc(peers)));
-      before = __shfl_sync(0xFFFFFFFFu, before, leader);
+      // The warp owns its counter row and ranks item by item: every lane of a
+      // digit group reads the count (one broadcast), the group's highest lane
+      // writes it back advanced. No atomic, no shuffle, no branch. The first
+      // __syncwarp orders the group's reads before the write (lanes are
+      // converged here, but the memory model does not promise lockstep), the
+      // second the write before the next item's reads.
+      // (d & (radix_size - 1): a valid address even for no_digit, never written.)
+      unsigned* c = hist + (d & (radix_size - 1));
+      const unsigned before = *c;
+      __syncwarp();
+      if ((peers & gt) == 0 && d != no_digit) *c = before + unsigned(__popc(peers));
+      __syncwarp();
       rank[i] = before + __popc(peers & lt);
     }
   }

@@ -46,8 +46,12 @@ struct histogram_agent {
   const histogram_params<U>& p;
   storage& s;
 
-  __device__ __forceinline__ U ordered(U k) const { return p.codec(k); }
-  __device__ __forceinline__ U masked(U k) const { return U(p.codec(k) & p.range_mask); }
+  /// Canon: the float canonicalisation is on (a template argument, so that
+  /// integer keys do not pay for it per key; process() branches once).
+  template <bool Canon>
+  __device__ __forceinline__ U ordered(U k) const { return Canon ? p.codec.canonical(k) : p.codec.biased(k); }
+  template <bool Canon>
+  __device__ __forceinline__ U masked(U k) const { return U(ordered<Canon>(k) & p.range_mask); }
 
   /// Counts a thread's keys (ordered already) for every pass, merging runs of
   /// equal digits into one shared atomic (sorted and skewed inputs).
@@ -74,6 +78,12 @@ struct histogram_agent {
   }
 
   __device__ void process() {
+    if (p.codec.canon) process_impl<true>();
+    else process_impl<false>();
+  }
+
+  template <bool Canon>
+  __device__ void process_impl() {
     for (int i = threadIdx.x; i < copies * copy_stride; i += Threads) s.hist[i] = 0;
     __syncthreads();
     const U* keys = p.keys;
@@ -93,13 +103,13 @@ struct histogram_agent {
           U raw[per_vec];
           memcpy(raw, &v[k], 16);
 #pragma unroll
-          for (int j = 0; j < per_vec; ++j) o[k * per_vec + j] = ordered(raw[j]);
+          for (int j = 0; j < per_vec; ++j) o[k * per_vec + j] = ordered<Canon>(raw[j]);
           // Order check: each vector against the key before it (the last key of
           // the lane before; lane 0 reads it from memory).
           const U last = U(o[k * per_vec + per_vec - 1] & p.range_mask);
           U prev = __shfl_up_sync(0xFFFFFFFFu, last, 1);
           const std::uint64_t first = base + (std::uint64_t(k) * Threads + threadIdx.x) * per_vec;
-          if ((threadIdx.x & 31u) == 0) prev = first ? masked(ld_nc(keys + first - 1)) : U(0);
+          if ((threadIdx.x & 31u) == 0) prev = first ? masked<Canon>(ld_nc(keys + first - 1)) : U(0);
 #pragma unroll
           for (int j = 0; j < per_vec; ++j) {
             const U m = U(o[k * per_vec + j] & p.range_mask);
@@ -118,8 +128,8 @@ struct histogram_agent {
           for (int j = 0; j < per_thread; ++j) {
             const std::uint64_t i = i0 + std::uint64_t(j) * Threads + threadIdx.x;
             if (i < end) {
-              o[j] = ordered(ld_nc(keys + i));
-              if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked(ld_nc(keys + i - 1));
+              o[j] = ordered<Canon>(ld_nc(keys + i));
+              if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked<Canon>(ld_nc(keys + i - 1));
               valid = j + 1;
             }
           }
