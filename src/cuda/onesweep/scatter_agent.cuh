@@ -185,21 +185,6 @@ struct scatter_agent {
         ring::publish(my_slot, seq, d, ring::flag_aggregate, c, p.ring_cfg);
     });
 
-    // look back first (warps 0-7, a thread per digit), stage after: the
-    // other warps stage while the look-back's round trips to L2 are in
-    // flight (the barrier after the look-back was 17 % of the stall samples
-    // with staging first: ncu source counters, H100, 2026-11-22)
-    if (int(d) < digits) {
-      unsigned long long start;
-      if (tile_idx == 0) {
-        start = ctl->offsets[bin_offset + d];
-      } else {
-        start = ring::look_back(p.ring, seq, tile_idx, d, p.ring_cfg);
-        ring::publish(my_slot, seq, d, ring::flag_prefix, start + count, p.ring_cfg);
-      }
-      s.shift[d] = static_cast<long long>(start) - static_cast<long long>(s.rank.digit_start[d]);
-      s.shift32[d] = static_cast<int>(s.shift[d]);
-    }
     // stage keys and values in digit order
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
@@ -215,6 +200,18 @@ struct scatter_agent {
       }
     }
 
+    // look back
+    if (int(d) < digits) {
+      unsigned long long start;
+      if (tile_idx == 0) {
+        start = ctl->offsets[bin_offset + d];
+      } else {
+        start = ring::look_back(p.ring, seq, tile_idx, d, p.ring_cfg);
+        ring::publish(my_slot, seq, d, ring::flag_prefix, start + count, p.ring_cfg);
+      }
+      s.shift[d] = static_cast<long long>(start) - static_cast<long long>(s.rank.digit_start[d]);
+      s.shift32[d] = static_cast<int>(s.shift[d]);
+    }
     if constexpr (Prefetch) {
       // Thread 0 takes the next ticket once its own digit's look-back is done
       // (not before it: a look-back's waits would then lie between taking a
