@@ -48,7 +48,6 @@ struct scatter_agent {
   static constexpr int warp_tile = 32 * Items;
   using rank_t = block_rank<Threads, Items>;
   using load_t = warp_load<U, Items>;
-  using vload_t = warp_load<V, Items>;
   static_assert(!Prefetch || load_t::vectorizable, "prefetch needs sub-tiles of whole 16-byte vectors");
 
   struct storage {
@@ -161,17 +160,6 @@ struct scatter_agent {
     } else {
       load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
     }
-    // Values: their 16-byte copies start now, into the warp's own part of the
-    // value staging area, and land while the keys are ranked (staging used to
-    // load them from global memory, one exposed round trip per tile). Full
-    // tiles of an aligned source only (the same for every warp of the block).
-    bool values_async = false;
-    if constexpr (has_values && sizeof(V) <= 8) {  // 16-byte values: too many registers to hold them in staging
-      if (buf.vsrc && valid == tile && vload_t::can_prefetch(buf.vsrc + base + warp_base, vload_t::elems)) {
-        vload_t::prefetch(buf.vsrc + base + warp_base, tile_values() + warp_base);
-        values_async = true;
-      }
-    }
     __syncthreads();  // counters cleared
 
     // rank (digit and rank share a register: rank << 16 | digit)
@@ -198,36 +186,16 @@ struct scatter_agent {
     });
 
     // stage keys and values in digit order
-    if (values_async) {
-      if constexpr (has_values && sizeof(V) <= 8) {
-        // keys first; then each warp reads its values out of the load layout,
-        // and only after a barrier (every warp has read them) are they staged
 #pragma unroll
-        for (int i = 0; i < Items; ++i) {
-          const unsigned dg = dr[i] & 0xFFFFu;  // a full tile: every item has a digit
-          const unsigned pos = rank_t::local_position(s.rank, dg, dr[i] >> 16);
-          tile_keys()[pos] = keys[i];
-          tile_digits()[pos] = static_cast<unsigned char>(dg);
-        }
-        V vals[Items];
-        vload_t::striped_prefetched(vals, tile_values() + warp_base);
-        __syncthreads();
-#pragma unroll
-        for (int i = 0; i < Items; ++i)
-          tile_values()[rank_t::local_position(s.rank, dr[i] & 0xFFFFu, dr[i] >> 16)] = vals[i];
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        const unsigned dg = dr[i] & 0xFFFFu;
-        if (dg != rank_t::no_digit) {
-          const unsigned pos = rank_t::local_position(s.rank, dg, dr[i] >> 16);
-          tile_keys()[pos] = keys[i];
-          tile_digits()[pos] = static_cast<unsigned char>(dg);
-          if constexpr (has_values) {
-            const std::uint64_t src = base + warp_base + i * 32 + lane;
-            tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
-          }
+    for (int i = 0; i < Items; ++i) {
+      const unsigned dg = dr[i] & 0xFFFFu;
+      if (dg != rank_t::no_digit) {
+        const unsigned pos = rank_t::local_position(s.rank, dg, dr[i] >> 16);
+        tile_keys()[pos] = keys[i];
+        tile_digits()[pos] = static_cast<unsigned char>(dg);
+        if constexpr (has_values) {
+          const std::uint64_t src = base + warp_base + i * 32 + lane;
+          tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
         }
       }
     }
