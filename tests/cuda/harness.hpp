@@ -3,6 +3,9 @@
 // main() runs the selected cases. Exit 77 (ctest's SKIP_RETURN_CODE) when no
 // GPU is visible, after printing why.
 #pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -54,3 +57,22 @@ struct registrar {
       std::fprintf(stderr, "\n");                                                    \
     }                                                                                \
   } while (0)
+
+/// Checks a CUDA call in test code: prints it and exits with 2 on failure.
+#define CU(call)                                                                                 \
+  do {                                                                                           \
+    cudaError_t e_ = (call);                                                                     \
+    if (e_ != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #call); \
+      std::exit(2);                                                                              \
+    }                                                                                            \
+  } while (0)
+
+/// The tests' random numbers (splitmix64): seeds printed by the cases.
+inline std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+

@@ -28,14 +28,6 @@
 using namespace radix;
 namespace cd = radix::cuda_detail;
 
-#define CU(call)                                                                                 \
-  do {                                                                                           \
-    cudaError_t e_ = (call);                                                                     \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #call); \
-      std::exit(2);                                                                              \
-    }                                                                                            \
-  } while (0)
 
 template <class T>
 struct dvec {
@@ -58,12 +50,6 @@ struct dvec {
   }
 };
 
-static std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 enum class dist { random, sorted, reversed, few_unique, all_equal, low16 };
 static const char* dist_name(dist d) {

@@ -22,21 +22,7 @@ using namespace radix;
 
 namespace {
 
-#define CU(call)                                                                                 \
-  do {                                                                                           \
-    cudaError_t e_ = (call);                                                                     \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #call); \
-      std::exit(2);                                                                              \
-    }                                                                                            \
-  } while (0)
 
-std::uint64_t mix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /// Device bytes with `skew` bytes of slack in front (misaligned arrays).
 struct dbytes {
@@ -60,7 +46,7 @@ struct dbytes {
 std::vector<unsigned char> make_records(std::size_t n, std::size_t rb, std::uint64_t seed, bool dups) {
   std::vector<unsigned char> r(n * rb);
   std::uint64_t s = seed;
-  for (std::size_t i = 0; i < n * rb; ++i) r[i] = static_cast<unsigned char>(mix(s));
+  for (std::size_t i = 0; i < n * rb; ++i) r[i] = static_cast<unsigned char>(splitmix(s));
   if (dups)
     for (std::size_t i = 0; i < n * rb; ++i) r[i] &= 0x3;
   return r;
@@ -153,7 +139,7 @@ void check_byte_keys_independent(std::size_t n, bool dups) {
   std::vector<K> keys(n);
   std::uint64_t s = 1234 + L;
   for (auto& k : keys)
-    for (std::size_t j = 0; j < L; ++j) k.b[j] = static_cast<unsigned char>(dups ? mix(s) & 1 : mix(s));
+    for (std::size_t j = 0; j < L; ++j) k.b[j] = static_cast<unsigned char>(dups ? splitmix(s) & 1 : splitmix(s));
   std::vector<std::uint32_t> want(n);
   std::iota(want.begin(), want.end(), 0u);
   std::stable_sort(want.begin(), want.end(),
@@ -197,7 +183,7 @@ TEST_CASE(wide_keys_pairs_and_options, false) {
   std::vector<std::uint64_t> vals(n);
   std::uint64_t s = 99;
   for (std::size_t i = 0; i < n; ++i) {
-    for (auto& b : keys[i].b) b = static_cast<unsigned char>(mix(s) & 7);
+    for (auto& b : keys[i].b) b = static_cast<unsigned char>(splitmix(s) & 7);
     vals[i] = i;
   }
   for (int variant = 0; variant < 3; ++variant) {
@@ -241,7 +227,7 @@ TEST_CASE(gather_every_width, true) {
       std::vector<std::uint64_t> perm(n);
       std::iota(perm.begin(), perm.end(), 0ull);
       std::uint64_t s = rb;
-      for (std::size_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[mix(s) % i]);
+      for (std::size_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[splitmix(s) % i]);
       std::vector<unsigned char> want(n * rb);
       for (std::size_t i = 0; i < n; ++i) std::memcpy(&want[i * rb], &h[perm[i] * rb], rb);
       for (int ib : {4, 8}) {
@@ -269,7 +255,7 @@ TEST_CASE(columns_soa, true) {
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(999), std::size_t(70001)}) {
     std::vector<std::uint32_t> keys(n);
     std::uint64_t s = n + 5;
-    for (auto& k : keys) k = std::uint32_t(mix(s) % 1000);
+    for (auto& k : keys) k = std::uint32_t(splitmix(s) % 1000);
     const auto c1 = make_records(n, 12, 1, false), c2 = make_records(n, 3, 2, false);
     // reference: the stable permutation by key
     std::vector<std::uint32_t> perm(n);
@@ -367,10 +353,10 @@ TEST_CASE(records_by_functor, true) {
     std::vector<particle> h(n);
     std::uint64_t s = n + 11;
     for (auto& p : h) {
-      p.x = float(std::int64_t(mix(s) % 2001) - 1000) / 7.0f;
-      p.y = float(mix(s) % 100);
+      p.x = float(std::int64_t(splitmix(s) % 2001) - 1000) / 7.0f;
+      p.y = float(splitmix(s) % 100);
       p.z = 0;
-      p.cell = std::uint32_t(mix(s) % 97);
+      p.cell = std::uint32_t(splitmix(s) % 97);
     }
     options c;
     c.use = engine::cpu;
