@@ -44,6 +44,15 @@ void store_uint(std::byte* dst, int bytes, std::uint64_t v) {
   }
 }
 
+std::uint64_t load_uint(const std::byte* src, int bytes) {
+  switch (bytes) {
+    case 1: { std::uint8_t x; std::memcpy(&x, src, 1); return x; }
+    case 2: { std::uint16_t x; std::memcpy(&x, src, 2); return x; }
+    case 4: { std::uint32_t x; std::memcpy(&x, src, 4); return x; }
+    default: { std::uint64_t x; std::memcpy(&x, src, 8); return x; }
+  }
+}
+
 /// Chunk `w` of the key at `key` as one number. Where it lies and its byte
 /// order come from the shared planner (core/wide_chunks.hpp: byte strings
 /// big-endian, chunk 0 their last bytes; integers in host order, chunk 0 the
@@ -116,14 +125,18 @@ void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t s
     }
     for (int c = 0; c < chunks; ++c) varies[std::size_t(t) * chunks + c] = acc[c] & mask[c];
   });
-  for (int c = 0; c < chunks; ++c) {  // least significant chunk first
-    const core::wide_chunk& w = plan[c];
-    bool any = false;
-    for (unsigned t = 0; t < threads; ++t) any |= varies[std::size_t(t) * chunks + c] != 0;
-    if (!any) continue;  // the same in every key: no pass
-    const key_desc cd{w.is_signed ? key_kind::signed_int : key_kind::unsigned_int, std::uint8_t(w.key_bytes), 0};
+  bool chunk_varies[core::max_wide_chunks] = {};
+  int top = -1, varying_chunks = 0;  // the most significant chunk that varies
+  for (int c = 0; c < chunks; ++c) {
+    for (unsigned t = 0; t < threads; ++t) chunk_varies[c] |= varies[std::size_t(t) * chunks + c] != 0;
+    if (chunk_varies[c]) top = c, ++varying_chunks;
+  }
+  auto chunk_desc = [](const core::wide_chunk& w) {
+    return key_desc{w.is_signed ? key_kind::signed_int : key_kind::unsigned_int, std::uint8_t(w.key_bytes), 0};
+  };
+  // The chunk of every element, in the current order, as a kw-byte uint.
+  auto extract = [&](const core::wide_chunk& w) {
     const int kw = w.key_bytes;
-    // The chunk of every element, in the current order, as a kw-byte uint.
     pool.run(threads, [&](unsigned t) {
       const std::uint64_t b0 = n * t / threads, b1 = n * (t + 1) / threads;
       for (std::uint64_t i = b0; i < b1; ++i) {
@@ -131,6 +144,49 @@ void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t s
         store_uint(chunk.data() + i * kw, kw, read_chunk(base + src * stride, w));
       }
     });
+  };
+
+  // Prefix first (the CUDA engine does the same, src/cuda/wide_keys.cu): the
+  // most significant varying chunk alone, sorted as (chunk, index) pairs. If
+  // no two keys tie on it, that order is the final one and the lower chunks
+  // are never read (random keys, ids); with ties, the LSD below runs from the
+  // input order and this sort was the price.
+  bool done = false;
+  if (varying_chunks >= 2) {
+    const core::wide_chunk& w = plan[top];
+    const int kw = w.key_bytes;
+    extract(w);
+    pool.run(threads, [&](unsigned t) {
+      for (std::uint64_t i = n * t / threads; i < n * (t + 1) / threads; ++i) perm.set(i, i);
+    });
+    sort_request sub;
+    sub.op = operation::pairs;
+    sub.key = chunk_desc(w);
+    sub.n = n;
+    sub.keys = chunk.data();
+    sub.values = perm.mem.data();
+    sub.value_bytes = ib;
+    sub.opts = o;
+    sub.opts.begin_bit = w.begin_bit;
+    sub.opts.end_bit = w.end_bit;
+    sub.opts.digit_bits = 0;
+    run(sub);
+    const std::uint64_t m = range_mask(w);
+    std::vector<std::uint8_t> tie(threads, 0);
+    pool.run(threads, [&](unsigned t) {
+      const std::uint64_t b0 = std::max<std::uint64_t>(1, n * t / threads), b1 = n * (t + 1) / threads;
+      for (std::uint64_t i = b0; i < b1 && !tie[t]; ++i)
+        tie[t] = ((load_uint(chunk.data() + i * kw, kw) ^ load_uint(chunk.data() + (i - 1) * kw, kw)) & m) == 0;
+    });
+    done = std::none_of(tie.begin(), tie.end(), [](std::uint8_t x) { return x != 0; });
+    have_perm = done;
+  }
+
+  for (int c = 0; c < chunks && !done; ++c) {  // least significant chunk first
+    const core::wide_chunk& w = plan[c];
+    if (!chunk_varies[c]) continue;  // the same in every key: no pass
+    const key_desc cd = chunk_desc(w);
+    extract(w);
     sort_request sub;
     sub.op = operation::argsort;
     sub.key = cd;
