@@ -26,18 +26,10 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.hpp"
 #include "peers_cub.hpp"
 #include "radix/cuda.hpp"
 #include "radix/radix.hpp"
-
-#define CU(call)                                                                                          \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #call); \
-      std::exit(2);                                                                                       \
-    }                                                                                                     \
-  } while (0)
 
 namespace {
 

@@ -131,8 +131,19 @@ void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t s
     for (unsigned t = 0; t < threads; ++t) chunk_varies[c] |= varies[std::size_t(t) * chunks + c] != 0;
     if (chunk_varies[c]) top = c, ++varying_chunks;
   }
-  auto chunk_desc = [](const core::wide_chunk& w) {
-    return key_desc{w.is_signed ? key_kind::signed_int : key_kind::unsigned_int, std::uint8_t(w.key_bytes), 0};
+  // A sort of the extracted chunk buffer by chunk w's bits (the caller adds
+  // the values or indices).
+  auto chunk_request = [&](const core::wide_chunk& w, operation op) {
+    sort_request sub;
+    sub.op = op;
+    sub.key = key_desc{w.is_signed ? key_kind::signed_int : key_kind::unsigned_int, std::uint8_t(w.key_bytes), 0};
+    sub.n = n;
+    sub.keys = chunk.data();
+    sub.opts = o;
+    sub.opts.begin_bit = w.begin_bit;
+    sub.opts.end_bit = w.end_bit;
+    sub.opts.digit_bits = 0;
+    return sub;
   };
   // The chunk of every element, in the current order, as a kw-byte uint.
   auto extract = [&](const core::wide_chunk& w) {
@@ -159,17 +170,9 @@ void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t s
     pool.run(threads, [&](unsigned t) {
       for (std::uint64_t i = n * t / threads; i < n * (t + 1) / threads; ++i) perm.set(i, i);
     });
-    sort_request sub;
-    sub.op = operation::pairs;
-    sub.key = chunk_desc(w);
-    sub.n = n;
-    sub.keys = chunk.data();
+    sort_request sub = chunk_request(w, operation::pairs);
     sub.values = perm.mem.data();
     sub.value_bytes = ib;
-    sub.opts = o;
-    sub.opts.begin_bit = w.begin_bit;
-    sub.opts.end_bit = w.end_bit;
-    sub.opts.digit_bits = 0;
     run(sub);
     const std::uint64_t m = range_mask(w);
     std::vector<std::uint8_t> tie(threads, 0);
@@ -185,19 +188,10 @@ void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t s
   for (int c = 0; c < chunks && !done; ++c) {  // least significant chunk first
     const core::wide_chunk& w = plan[c];
     if (!chunk_varies[c]) continue;  // the same in every key: no pass
-    const key_desc cd = chunk_desc(w);
     extract(w);
-    sort_request sub;
-    sub.op = operation::argsort;
-    sub.key = cd;
-    sub.n = n;
-    sub.keys = chunk.data();
+    sort_request sub = chunk_request(w, operation::argsort);
     sub.indices = next.mem.data();
     sub.index_bytes = ib;
-    sub.opts = o;
-    sub.opts.begin_bit = w.begin_bit;
-    sub.opts.end_bit = w.end_bit;
-    sub.opts.digit_bits = 0;
     run(sub);
     if (have_perm) {
       // Compose: the element now at i is the one that was at next[i].
