@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "radix/sort.hpp"
 
@@ -73,6 +74,49 @@ std::size_t workspace_bytes(const sort_request& req);
 void sort(const sort_request& req, void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream);
 /// Sorts, allocating the workspace stream-ordered on `stream`.
 void sort(const sort_request& req, cudaStream_t stream);
+
+// ---- algorithms (seeds 000, 002, 003, 004) and the automatic choice ----
+//
+// options.algo picks the algorithm: onesweep (seed 004, the default),
+// reduce_then_scan (seed 003 / Helluy 001: per-tile histograms, a scan over
+// the digit-major tile x digit matrix, a local sort and scatter; digit_bits
+// 1, 2, 4 or 8), four_way (seed 000, Ha et al.: 2-bit digits, or 3 bits for
+// the 8-way variant, with an order check before each pass), split (seed 002,
+// Garcia et al.: 4-bit digits, local sort by four 1-bit splits). The seed
+// algorithms need n x (key + value) bytes of workspace more than Onesweep
+// and sort at most 2^32 - 1 elements (more throws invalid_argument).
+// algorithm::automatic runs what `radix calibrate` measured fastest on this
+// device for the nearest calibrated size (the tuning cache, see
+// radix/calibrate.hpp), else Onesweep. RADIX_CUDA_ALGORITHM=<variant text>
+// in the environment overrides the automatic choice (tests, experiments).
+
+/// One configuration of a CUDA algorithm: what the calibration times and the
+/// tuning cache records. Printable as text and parsed back by parse_variant:
+/// "onesweep", "reduce_then_scan/8", "four_way/2", "four_way/2/t1/elementwise", "split/4".
+struct variant {
+  algorithm algo = algorithm::onesweep;  ///< never automatic
+  int digit_bits = 0;                    ///< 0: the algorithm's default
+  int tile = 0;                          ///< tile shape: 0 .. tile_shapes(algo) - 1
+  bool coalesced = true;                 ///< four_way: cluster-wise mapping (seed 000 §4.6); false: element-wise
+  friend bool operator==(const variant&, const variant&) = default;
+};
+std::string to_string(const variant& v);
+/// Parses to_string's text; false (v untouched) when it is not one.
+bool parse_variant(const std::string& text, variant& v);
+/// How many tile shapes the algorithm has (each a compiled instantiation).
+int tile_shapes(algorithm a);
+/// Every variant the calibration tries, for requests like `req` (its key
+/// width and operation decide nothing yet: the same list for all).
+std::vector<variant> candidates();
+/// The variant a sort of `req` runs: options.algo (with options.digit_bits)
+/// when not automatic, else RADIX_CUDA_ALGORITHM, else the tuning cache,
+/// else Onesweep. Throws invalid_argument for a digit width the algorithm
+/// does not have.
+variant choose(const sort_request& req);
+/// Workspace bytes and sort for an explicit variant (calibration, benchmarks).
+std::size_t workspace_bytes(const sort_request& req, const variant& v);
+void sort(const sort_request& req, const variant& v, void* d_workspace, std::size_t workspace_bytes,
+          cudaStream_t stream);
 
 namespace detail {
 template <class K>

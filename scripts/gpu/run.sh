@@ -5,8 +5,11 @@
 # benchmark. Logs go to $OUT (default ./out).
 #
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench
-#                                     records pic broadphase lbvh filesort opencl
+#                                     records algos pic broadphase lbvh filesort opencl
 #                                     (default: build test conformance sanitize large bench)
+# algos (issue 4, runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
+# radix_cuda_tests 'algo_*', compute-sanitizer over its --small cases, radix_algorithms_bench
+# (markdown + CSV, ALGOS_BENCH_ARGS) and, where matplotlib is installed, the plot.
 # pic, broadphase, lbvh, filesort and opencl run scripts/gpu/<name>_stage.sh (on this build,
 # except opencl, which builds its own with CUDA off).
 #
@@ -24,13 +27,15 @@ STAGES=("$@")
 has() { local s; for s in "${STAGES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 SUMMARY="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$SUMMARY"; }
-JOBS=$(nproc)
+JOBS=${JOBS:-$(nproc)}
 
 note "== radix GPU run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
 nvcc --version | tail -2 | tee -a "$SUMMARY"
 
-if has build; then
+# Configures $B (GoogleTest from build-gtest-src where it is not installed); the
+# build stage and, when $B is not configured yet, the algos stage call it.
+configure_build() {
   # Until the lead wires them in: the device copy adds the subdirectories.
   grep -q 'add_subdirectory(cuda)' tests/CMakeLists.txt ||
     printf '\nif(RADIX_ENABLE_CUDA)\n  add_subdirectory(cuda)\nendif()\n' >> tests/CMakeLists.txt
@@ -49,10 +54,14 @@ if has build; then
       note "-- GoogleTest not installed and build-gtest-src missing: conformance suite not built"
     fi
   fi
-  t0=$(date +%s)
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DRADIX_ENABLE_CUDA=ON \
     -DRADIX_BUILD_EXAMPLES=OFF $PREFIX ${GPU_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1 ||
     note "-- configure FAILED (see build.log)"
+}
+
+if has build; then
+  t0=$(date +%s)
+  configure_build
   # Our targets first (so that a broken peer target elsewhere does not stop them).
   for t in radix radix_cuda_tests radix_cuda_bench radix_records_bench radix_cli; do
     cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/build.log" 2>&1 || note "-- build of $t FAILED"
@@ -74,18 +83,22 @@ fi
 
 if has conformance; then
   t0=$(date +%s)
-  (cd "$B" && ctest -L gpu -LE large --output-on-failure --timeout 900) > "$OUT/conformance.log" 2>&1
-  note "-- ctest -L gpu -LE large: exit $? ($(( $(date +%s) - t0 )) s)"
+  # The seed algorithms' conformance runs (label seed) belong to the algos stage.
+  (cd "$B" && ctest -L gpu -LE 'large|seed' --output-on-failure --timeout 900) > "$OUT/conformance.log" 2>&1
+  note "-- ctest -L gpu -LE 'large|seed': exit $? ($(( $(date +%s) - t0 )) s)"
   grep -E "tests passed|tests failed|Failed|Not Run|Skipped|\*\*\*" "$OUT/conformance.log" | head -30 | tee -a "$SUMMARY"
 fi
 
 if has sanitize; then
   : > "$OUT/sanitizer.log"
+  # The algorithm cases (algo_*) have their own sanitizer runs in the algos stage.
+  SAN_ARGS=(--small '!algo_*')
+  [ -n "${SAN_CASE:-}" ] && SAN_ARGS=($SAN_CASE)
   for tool in memcheck racecheck synccheck; do
     t0=$(date +%s)
-    timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $tool --error-exitcode 99 "$TESTS" ${SAN_CASE:---small} >> "$OUT/sanitizer.log" 2>&1
+    timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $tool --error-exitcode 99 "$TESTS" "${SAN_ARGS[@]}" >> "$OUT/sanitizer.log" 2>&1
     rc=$?
-    note "-- compute-sanitizer --tool $tool radix_cuda_tests --small: exit $rc ($(( $(date +%s) - t0 )) s)"
+    note "-- compute-sanitizer --tool $tool radix_cuda_tests ${SAN_ARGS[*]}: exit $rc ($(( $(date +%s) - t0 )) s)"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race reported|Barrier error" "$OUT/sanitizer.log" | tail -3 | tee -a "$SUMMARY"
   done
 fi
@@ -116,6 +129,49 @@ if has records; then
   "$B/bench/cuda/radix_records_bench" ${RECORDS_ARGS:-} > "$OUT/records.md" 2> "$OUT/records.log"
   note "-- radix_records_bench ${RECORDS_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s)"
   cat "$OUT/records.md"
+fi
+if has algos; then
+  # Issue 4: the seed algorithms (reduce_then_scan, four_way, split) next to Onesweep.
+  [ -f "$B/build.ninja" ] || configure_build
+  t0=$(date +%s)
+  for t in radix_cuda_tests radix_algorithms_bench conformance_keys conformance_pairs conformance_argsort \
+    conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128; do
+    cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/algos_build.log" 2>&1 || note "-- algos: build of $t FAILED"
+  done
+  note "-- algos: build $(( $(date +%s) - t0 )) s [algos_build.log]"
+
+  t0=$(date +%s)
+  (cd "$B" && ctest -L seed -j"${ALGOS_CTEST_JOBS:-4}" --output-on-failure --timeout 900) > "$OUT/algos_conformance.log" 2>&1
+  note "-- algos: ctest -L seed (conformance on each seed algorithm): exit $? ($(( $(date +%s) - t0 )) s) [algos_conformance.log]"
+  grep -E "tests passed|tests failed|Failed|Not Run|\*\*\*|\(Failed\)|Timeout" "$OUT/algos_conformance.log" | head -40 | tee -a "$SUMMARY"
+
+  t0=$(date +%s)
+  "$TESTS" 'algo_*' > "$OUT/algos_tests.log" 2>&1
+  note "-- algos: radix_cuda_tests 'algo_*': exit $? ($(( $(date +%s) - t0 )) s): $(tail -1 "$OUT/algos_tests.log") [algos_tests.log]"
+  grep -E "FAIL|exception|no case matches" "$OUT/algos_tests.log" | head -20 | tee -a "$SUMMARY"
+
+  for tool in memcheck racecheck synccheck; do
+    t0=$(date +%s)
+    timeout ${SAN_TIMEOUT:-600} compute-sanitizer --tool $tool --error-exitcode 99 "$TESTS" --small 'algo_*' \
+      > "$OUT/algos_sanitizer_$tool.log" 2>&1
+    note "-- algos: compute-sanitizer --tool $tool radix_cuda_tests --small 'algo_*': exit $? ($(( $(date +%s) - t0 )) s) [algos_sanitizer_$tool.log]"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race reported|Barrier error|FAIL" "$OUT/algos_sanitizer_$tool.log" |
+      tail -3 | tee -a "$SUMMARY"
+  done
+
+  t0=$(date +%s)
+  "$B/bench/cuda/radix_algorithms_bench" ${ALGOS_BENCH_ARGS:-} --csv "$OUT/algorithms.csv" > "$OUT/algorithms.md" \
+    2> "$OUT/algos_bench.log"
+  note "-- algos: radix_algorithms_bench ${ALGOS_BENCH_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s) [algorithms.md, algorithms.csv, algos_bench.log]"
+  grep -E "FAILED|INCOMPLETE|x CUB|not measured" "$OUT/algorithms.md" | head -20 | tee -a "$SUMMARY"
+  if python3 -c 'import matplotlib' 2>/dev/null; then
+    python3 scripts/plot_algorithms.py "$OUT/algorithms.csv" -o "$OUT/algorithms.png" 2>&1 | tee -a "$SUMMARY"
+  else
+    note "-- algos: no matplotlib here: plot later with scripts/plot_algorithms.py algorithms.csv"
+  fi
+  # Every log of the stage in one archive (sanitizer logs can be large).
+  (cd "$OUT" && tar -czf algos_logs.tar.gz algos_*.log algorithms.md algorithms.csv 2>/dev/null)
+  note "-- algos: logs in algos_logs.tar.gz"
 fi
 if has pic; then
   BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/pic_stage.sh ${PIC_STAGES:-verify sanitize bench} > "$OUT/pic_stage.log" 2>&1

@@ -19,6 +19,7 @@
 #include "engine/engine.hpp"
 #include "gather.cuh"
 #include "onesweep/onesweep.hpp"
+#include "seed/seed.hpp"
 #include "policy.hpp"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/cuda.hpp"
@@ -70,17 +71,33 @@ void validate(const sort_request& r, bool check_pointers) {
 
 std::size_t aligned(std::size_t x) { return (x + 255) / 256 * 256; }
 
-/// Values that ride along in the scatter.
-bool native_values(const sort_request& r, bool check_alignment) {
+using radix::cuda::variant;
+
+bool is_seed(const variant& v) { return v.algo != algorithm::onesweep; }
+
+seed_variant to_seed(const variant& v) { return {v.algo, v.digit_bits, v.tile, v.coalesced}; }
+
+/// Values that ride along in the scatter (Onesweep: 1 to 16 bytes; the seed
+/// algorithms: 4 and 8).
+bool native_values(const sort_request& r, bool check_alignment, const variant& algo) {
   const std::size_t v = r.value_bytes;
-  if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16) return false;
+  if (is_seed(algo) ? (v != 4 && v != 8) : (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)) return false;
   return !check_alignment || reinterpret_cast<std::uintptr_t>(r.values) % v == 0;
 }
 
 int generic_index_bytes(std::uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
 
 template <class U, class V>
-void require_compiled() {
+void require_compiled(const variant& algo) {
+  if (is_seed(algo)) {
+    if constexpr (!seed_compiled<U, V>())
+      throw engine_unavailable("radix: this build of the CUDA engine (RADIX_CUDA_TYPES=dev) has no " +
+                               radix::cuda::to_string(algo) + " kernels for " + std::to_string(sizeof(U)) +
+                               "-byte keys with " +
+                               (std::is_same_v<V, no_value> ? std::string("no values")
+                                                            : std::to_string(sizeof(V)) + "-byte values"));
+    return;
+  }
   if constexpr (!onesweep_compiled<U, V>())
     throw engine_unavailable("radix: this build of the CUDA engine (RADIX_CUDA_TYPES=dev) has no kernels for " +
                              std::to_string(sizeof(U)) + "-byte keys with " +
@@ -89,15 +106,38 @@ void require_compiled() {
 }
 
 template <class U, class V>
-std::size_t typed_workspace(sort_mode m, std::uint64_t n) {
-  require_compiled<U, V>();
+std::size_t typed_workspace(sort_mode m, std::uint64_t n, const variant& algo) {
+  require_compiled<U, V>(algo);
+  if (is_seed(algo)) {
+    if constexpr (seed_compiled<U, V>()) return seed_workspace_bytes<U, V>(m, n, to_seed(algo));
+    return 0;
+  }
   if constexpr (onesweep_compiled<U, V>()) return onesweep_workspace_bytes<U, V>(m, n, tuning_override());
   return 0;
 }
 
 template <class U, class V>
-void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s) {
-  require_compiled<U, V>();
+void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s,
+                const variant& algo) {
+  require_compiled<U, V>(algo);
+  if (is_seed(algo)) {
+    if constexpr (seed_compiled<U, V>()) {
+      seed_job<U, V> j;
+      j.mode = m;
+      j.keys = static_cast<U*>(r.keys);
+      j.values = values;
+      j.n = r.n;
+      j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
+      j.begin_bit = r.opts.begin_bit;
+      j.end_bit = r.opts.end_bit;
+      j.variant = to_seed(algo);
+      j.workspace = ws;
+      j.workspace_bytes = wsb;
+      j.stream = s;
+      seed_sort<U, V>(j);
+    }
+    return;
+  }
   if constexpr (onesweep_compiled<U, V>()) {
     onesweep_job<U, V> j;
     j.mode = m;
@@ -107,7 +147,7 @@ void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::si
     j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
     j.begin_bit = r.opts.begin_bit;
     j.end_bit = r.opts.end_bit;
-    j.digit_bits = r.opts.digit_bits;
+    j.digit_bits = algo.digit_bits;
     j.workspace = ws;
     j.workspace_bytes = wsb;
     j.stream = s;
@@ -136,32 +176,34 @@ sort_mode mode_of(operation op) {
 }
 
 template <class U>
-std::size_t width_workspace(const sort_request& r) {
-  if (r.op == operation::pairs && !native_values(r, r.values != nullptr)) {
+std::size_t width_workspace(const sort_request& r, const variant& algo) {
+  if (r.op == operation::pairs && !native_values(r, r.values != nullptr, algo)) {
     // argsort into scratch, then gather keys and values
     const int ib = generic_index_bytes(r.n);
-    const std::size_t inner = ib == 4 ? typed_workspace<U, std::uint32_t>(sort_mode::argsort, r.n)
-                                      : typed_workspace<U, std::uint64_t>(sort_mode::argsort, r.n);
+    const std::size_t inner = ib == 4 ? typed_workspace<U, std::uint32_t>(sort_mode::argsort, r.n, algo)
+                                      : typed_workspace<U, std::uint64_t>(sort_mode::argsort, r.n, algo);
     return aligned(inner) + aligned(r.n * ib) + aligned(r.n * r.key.bytes) + aligned(r.n * r.value_bytes);
   }
-  return with_value_type(r, [&]<class V>() { return typed_workspace<U, V>(mode_of(r.op), r.n); });
+  return with_value_type(r, [&]<class V>() { return typed_workspace<U, V>(mode_of(r.op), r.n, algo); });
 }
 
 template <class U>
-void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
-  if (r.op == operation::pairs && !native_values(r, true)) {
+void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {
+  if (r.op == operation::pairs && !native_values(r, true, algo)) {
     const int ib = generic_index_bytes(r.n);
     sort_request a = r;
     a.op = operation::argsort;
     a.index_bytes = std::uint8_t(ib);
-    const std::size_t inner = width_workspace<U>(a);
+    const std::size_t inner = width_workspace<U>(a, algo);
     auto* base = static_cast<unsigned char*>(ws);
     void* perm = base + aligned(inner);
     void* tkeys = static_cast<unsigned char*>(perm) + aligned(r.n * ib);
     void* tvals = static_cast<unsigned char*>(tkeys) + aligned(r.n * r.key.bytes);
     a.indices = perm;
-    if (ib == 4) typed_sort<U, std::uint32_t>(sort_mode::argsort, a, static_cast<std::uint32_t*>(perm), ws, inner, s);
-    else typed_sort<U, std::uint64_t>(sort_mode::argsort, a, static_cast<std::uint64_t*>(perm), ws, inner, s);
+    if (ib == 4)
+      typed_sort<U, std::uint32_t>(sort_mode::argsort, a, static_cast<std::uint32_t*>(perm), ws, inner, s, algo);
+    else
+      typed_sort<U, std::uint64_t>(sort_mode::argsort, a, static_cast<std::uint64_t*>(perm), ws, inner, s, algo);
     gather_bytes(tkeys, r.keys, r.key.bytes, perm, ib, r.n, s);
     gather_bytes(tvals, r.values, r.value_bytes, perm, ib, r.n, s);
     RADIX_CUDA_CHECK(cudaMemcpyAsync(r.keys, tkeys, r.n * r.key.bytes, cudaMemcpyDeviceToDevice, s));
@@ -169,29 +211,33 @@ void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s
     return;
   }
   void* vals = r.op == operation::argsort ? r.indices : r.values;
-  with_value_type(r, [&]<class V>() { typed_sort<U, V>(mode_of(r.op), r, static_cast<V*>(vals), ws, wsb, s); });
+  with_value_type(r, [&]<class V>() { typed_sort<U, V>(mode_of(r.op), r, static_cast<V*>(vals), ws, wsb, s, algo); });
 }
 
-std::size_t device_workspace(const sort_request& r) {
+/// Wide keys are sorted through sub-requests of the public API (each makes
+/// its own choice); `algo` applies to 1- to 8-byte keys.
+std::size_t device_workspace(const sort_request& r, const variant& algo) {
   if (radix::detail::is_wide_key(r.key)) return wide_request_workspace(r);
   switch (r.key.bytes) {
-    case 1: return width_workspace<std::uint8_t>(r);
-    case 2: return width_workspace<std::uint16_t>(r);
-    case 4: return width_workspace<std::uint32_t>(r);
-    default: return width_workspace<std::uint64_t>(r);
+    case 1: return width_workspace<std::uint8_t>(r, algo);
+    case 2: return width_workspace<std::uint16_t>(r, algo);
+    case 4: return width_workspace<std::uint32_t>(r, algo);
+    default: return width_workspace<std::uint64_t>(r, algo);
   }
 }
 
-void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
+void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {
   if (r.n == 0) return;
   if (radix::detail::is_wide_key(r.key)) return wide_request_sort(r, ws, wsb, s);
   switch (r.key.bytes) {
-    case 1: return width_sort<std::uint8_t>(r, ws, wsb, s);
-    case 2: return width_sort<std::uint16_t>(r, ws, wsb, s);
-    case 4: return width_sort<std::uint32_t>(r, ws, wsb, s);
-    default: return width_sort<std::uint64_t>(r, ws, wsb, s);
+    case 1: return width_sort<std::uint8_t>(r, ws, wsb, s, algo);
+    case 2: return width_sort<std::uint16_t>(r, ws, wsb, s, algo);
+    case 4: return width_sort<std::uint32_t>(r, ws, wsb, s, algo);
+    default: return width_sort<std::uint64_t>(r, ws, wsb, s, algo);
   }
 }
+
+std::size_t device_workspace(const sort_request& r) { return device_workspace(r, radix::cuda::choose(r)); }
 
 // ---- the engine behind the host API ----
 
@@ -325,7 +371,9 @@ class cuda_engine_impl final : public detail::engine_impl {
     d.keys = keys.p;
     if (r.op == operation::pairs) d.values = vals.p;
     if (r.op == operation::argsort) d.indices = vals.p;
-    device_buffer ws(device_workspace(d), stream_);
+    const variant algo = radix::cuda::choose(d);
+    const std::size_t wsb = device_workspace(d, algo);
+    device_buffer ws(wsb, stream_);
     host_pin pin_keys(r.keys, kb, stream_);
     host_pin pin_vals(r.op == operation::pairs ? r.values : r.indices, vb, stream_);
     auto in = [&](void* dst, const void* src, std::size_t bytes, const host_pin& pin) {
@@ -342,7 +390,7 @@ class cuda_engine_impl final : public detail::engine_impl {
     };
     in(keys.p, r.keys, kb, pin_keys);
     if (r.op == operation::pairs) in(vals.p, r.values, vb, pin_vals);
-    device_sort(d, ws.p, device_workspace(d), stream_);
+    device_sort(d, ws.p, wsb, stream_, algo);
     if (r.op != operation::argsort) out(r.keys, keys.p, kb, pin_keys);
     if (r.op == operation::pairs) out(r.values, vals.p, vb, pin_vals);
     if (r.op == operation::argsort) out(r.indices, vals.p, vb, pin_vals);
@@ -393,6 +441,12 @@ std::string engine_info() {
   std::ostringstream os;
   os << "onesweep sm_90 policies:";
   for (int kb : {1, 2, 4, 8}) os << " " << kb * 8 << "-bit keys " << cuda_detail::sm90_policy(kb) << ";";
+  os << " reduce_then_scan tiles:";
+  for (const auto& t : cuda_detail::sm90_rts_tiles) os << " " << t;
+  os << "; four_way tiles:";
+  for (const auto& t : cuda_detail::sm90_four_way_tiles) os << " " << t;
+  os << "; split tiles:";
+  for (const auto& t : cuda_detail::sm90_split_tiles) os << " " << t;
   return os.str();
 }
 
@@ -401,19 +455,52 @@ std::size_t workspace_bytes(const sort_request& req) {
   return cuda_detail::device_workspace(req);
 }
 
-void sort(const sort_request& req, void* d_workspace, std::size_t bytes, cudaStream_t stream) {
+std::size_t workspace_bytes(const sort_request& req, const variant& v) {
+  cuda_detail::validate(req, false);
+  sort_request r = req;
+  r.opts.algo = v.algo;
+  r.opts.digit_bits = v.digit_bits;
+  variant c = choose(r);  // checks the variant, fills its defaults
+  c.tile = v.tile;
+  c.coalesced = v.coalesced;
+  if (v.tile < 0 || v.tile >= tile_shapes(v.algo))
+    throw invalid_argument("radix: " + to_string(v) + ": no such tile shape");
+  return cuda_detail::device_workspace(req, c);
+}
+
+void sort(const sort_request& req, const variant& v, void* d_workspace, std::size_t bytes, cudaStream_t stream) {
   cuda_detail::validate(req, true);
-  const std::size_t need = cuda_detail::device_workspace(req);
+  sort_request r = req;
+  r.opts.algo = v.algo;
+  r.opts.digit_bits = v.digit_bits;
+  variant c = choose(r);
+  c.tile = v.tile;
+  c.coalesced = v.coalesced;
+  if (v.tile < 0 || v.tile >= tile_shapes(v.algo))
+    throw invalid_argument("radix: " + to_string(v) + ": no such tile shape");
+  const std::size_t need = cuda_detail::device_workspace(req, c);
   if (bytes < need || (need && d_workspace == nullptr))
     throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
                         std::to_string(need) + " needed");
-  cuda_detail::device_sort(req, d_workspace, bytes, stream);
+  cuda_detail::device_sort(req, d_workspace, bytes, stream, c);
+}
+
+void sort(const sort_request& req, void* d_workspace, std::size_t bytes, cudaStream_t stream) {
+  cuda_detail::validate(req, true);
+  const variant algo = choose(req);
+  const std::size_t need = cuda_detail::device_workspace(req, algo);
+  if (bytes < need || (need && d_workspace == nullptr))
+    throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
+                        std::to_string(need) + " needed");
+  cuda_detail::device_sort(req, d_workspace, bytes, stream, algo);
 }
 
 void sort(const sort_request& req, cudaStream_t stream) {
   cuda_detail::validate(req, true);
-  cuda_detail::device_buffer ws(cuda_detail::device_workspace(req), stream);
-  cuda_detail::device_sort(req, ws.p, cuda_detail::device_workspace(req), stream);
+  const variant algo = choose(req);
+  const std::size_t need = cuda_detail::device_workspace(req, algo);
+  cuda_detail::device_buffer ws(need, stream);
+  cuda_detail::device_sort(req, ws.p, need, stream, algo);
 }
 
 }  // namespace radix::cuda

@@ -111,7 +111,7 @@ unsigned pow2_floor(std::size_t v) {
 }
 
 /// RADIX_OPENCL_POLICY="groups=64,items=32,digit_bits=8,transpose=1,scan_parts=64,scan_items=64,tile=16,
-/// local_sort=1,ls_items=64,ls_keys=32".
+/// local_sort=1,ls_items=32,ls_keys=128".
 void apply_env(policy& p) {
   const char* env = std::getenv("RADIX_OPENCL_POLICY");
   if (!env) return;
@@ -176,18 +176,18 @@ policy policy_for(const device_info& d) {
     p.digit_bits = 8;
     p.groups = cu * 8;
     p.transpose = true;
-    p.scan_parts = 128;
     p.scan_items = 128;
-    // EXPERIMENTAL, off by default: tiles sorted in local memory, written as
-    // digit runs (Helluy's reorder scatters each item's keys alone, which a
-    // GPU cannot coalesce: H100, 2^26 u32, 20 of 25.7 ms in the reorder).
-    // It passes every test on PoCL but has not run on a GPU yet; turn it on
-    // with RADIX_OPENCL_POLICY=local_sort=1,scan_parts=1024. 64 items x 32
-    // keys: the 2^8 x 66 ushort counters plus a 2048-key tile fit in 48 KB;
-    // the geometry shrinks the tile (then the digit) where they do not.
-    p.local_sort = false;
-    p.ls_items = 64;
-    p.ls_keys = 32;
+    // Tiles sorted in local memory and written as digit runs (Helluy's
+    // reorder scatters each item's keys alone, which a GPU cannot coalesce).
+    // H100, NVIDIA OpenCL, 2^26 u32, 2026-11-22 (bench/results/opencl-h100-2026-11-22-b.md):
+    // 24.3 ms with Helluy's reorder, 6.4 ms local-sorted with 64 x 32-key
+    // tiles, 5.5 ms with 32 items x 128 keys and 1024 scan parts (the best of
+    // the sweep). The geometry shrinks the tile (then the digit) where local
+    // memory is short; local_sort=0 in RADIX_OPENCL_POLICY restores Helluy's.
+    p.scan_parts = 1024;
+    p.local_sort = true;
+    p.ls_items = 32;
+    p.ls_keys = 128;
   } else {
     // A CPU (PoCL): one item per group, each a plain sequential LSD pass over
     // its contiguous row; a few groups per core for balance, no transpose

@@ -662,7 +662,22 @@ int main(int argc, char** argv) {
     std::printf("SKIPPED: no CUDA device visible; the CUDA engine tests did not run\n");
     return 77;
   }
-  const std::string mode = argc > 1 ? argv[1] : "";
+  // Arguments: --small or --large picks a set; any other argument names one
+  // case, or the cases whose names start with a prefix when it ends in '*'
+  // ('algo_*': tests/cuda/test_algorithms.cu); a leading '!' excludes them.
+  std::string mode, pattern;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) == 0) mode = a;
+    else pattern = a;
+  }
+  auto matches = [&](const std::string& name) {
+    if (pattern.empty()) return true;
+    const bool exclude = pattern[0] == '!';
+    const std::string p = exclude ? pattern.substr(1) : pattern;
+    const bool hit = !p.empty() && p.back() == '*' ? name.rfind(p.substr(0, p.size() - 1), 0) == 0 : name == p;
+    return hit != exclude;
+  };
   cudaDeviceProp prop{};
   CU(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
@@ -671,8 +686,8 @@ int main(int argc, char** argv) {
     const bool large = std::string(t.name).rfind("large", 0) == 0;
     if (mode == "--small" && !t.small) continue;
     if (mode == "--large" && !large) continue;
-    if (mode.empty() && large) continue;
-    if (!mode.empty() && mode[0] != '-' && mode != t.name) continue;
+    if (mode.empty() && large && pattern != t.name) continue;
+    if (!matches(t.name)) continue;
     const int before = ct::failures();
     std::printf("[ RUN  ] %s\n", t.name);
     std::fflush(stdout);
@@ -689,5 +704,9 @@ int main(int argc, char** argv) {
     ++ran;
   }
   std::printf("%d cases, %d failed checks\n", ran, ct::failures());
+  if (ran == 0 && !pattern.empty()) {
+    std::printf("no case matches '%s'\n", pattern.c_str());
+    return 1;
+  }
   return ct::failures() ? 1 : 0;
 }
