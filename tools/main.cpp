@@ -32,7 +32,7 @@ void print_main_help() {
       "\n"
       "Commands:\n",
       RADIX_CLI_VERSION);
-  for (const auto& c : all_commands()) std::printf("  %-8s %s\n", c.name, c.summary);
+  for (const auto& c : all_commands()) std::printf("  %-10s %s\n", c.name, c.summary);
   std::printf(
       "\n"
       "Options:\n"
