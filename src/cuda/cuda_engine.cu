@@ -455,29 +455,30 @@ std::size_t workspace_bytes(const sort_request& req) {
   return cuda_detail::device_workspace(req);
 }
 
-std::size_t workspace_bytes(const sort_request& req, const variant& v) {
-  cuda_detail::validate(req, false);
-  sort_request r = req;
-  r.opts.algo = v.algo;
-  r.opts.digit_bits = v.digit_bits;
-  variant c = choose(r);  // checks the variant, fills its defaults
-  c.tile = v.tile;
-  c.coalesced = v.coalesced;
+namespace {
+/// An explicit variant, checked and with its defaults filled in (choose()
+/// does that for options.algo; the tile and the mapping are the variant's).
+variant resolved(const sort_request& req, const variant& v) {
   if (v.tile < 0 || v.tile >= tile_shapes(v.algo))
     throw invalid_argument("radix: " + to_string(v) + ": no such tile shape");
-  return cuda_detail::device_workspace(req, c);
-}
-
-void sort(const sort_request& req, const variant& v, void* d_workspace, std::size_t bytes, cudaStream_t stream) {
-  cuda_detail::validate(req, true);
   sort_request r = req;
   r.opts.algo = v.algo;
   r.opts.digit_bits = v.digit_bits;
   variant c = choose(r);
   c.tile = v.tile;
-  c.coalesced = v.coalesced;
-  if (v.tile < 0 || v.tile >= tile_shapes(v.algo))
-    throw invalid_argument("radix: " + to_string(v) + ": no such tile shape");
+  c.coalesced = v.algo == algorithm::four_way ? v.coalesced : true;
+  return c;
+}
+}  // namespace
+
+std::size_t workspace_bytes(const sort_request& req, const variant& v) {
+  cuda_detail::validate(req, false);
+  return cuda_detail::device_workspace(req, resolved(req, v));
+}
+
+void sort(const sort_request& req, const variant& v, void* d_workspace, std::size_t bytes, cudaStream_t stream) {
+  cuda_detail::validate(req, true);
+  const variant c = resolved(req, v);
   const std::size_t need = cuda_detail::device_workspace(req, c);
   if (bytes < need || (need && d_workspace == nullptr))
     throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
