@@ -1,5 +1,6 @@
 // radix — umbrella header: everything a host program needs.
 #pragma once
+#include "radix/calibrate.hpp"
 #include "radix/decomposer.hpp"
 #include "radix/error.hpp"
 #include "radix/key_traits.hpp"
