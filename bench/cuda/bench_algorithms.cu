@@ -25,6 +25,7 @@
 #include <ctime>
 #include <functional>
 #include <stdexcept>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -138,14 +139,10 @@ int bits_of(const rc::variant& v) {
     default: return 8;
   }
 }
-const char* algo_name(algorithm a) {
-  switch (a) {
-    case algorithm::onesweep: return "onesweep";
-    case algorithm::reduce_then_scan: return "reduce_then_scan";
-    case algorithm::four_way: return "four_way";
-    case algorithm::split: return "split";
-    default: return "automatic";
-  }
+std::string algo_name(algorithm a) {  // the library's own spelling (operator<< of radix/options.hpp)
+  std::ostringstream os;
+  os << a;
+  return os.str();
 }
 
 struct row {
@@ -404,7 +401,7 @@ void write_csv(const std::string& path) {
     const double gk = r.ok() && r.ms > 0 ? double(r.n) / r.ms / 1e6 : 0;
     const double ratio = r.ok() && r.ms > 0 && r.cub_ms > 0 ? r.cub_ms / r.ms : 0;
     std::fprintf(f, "%s,%s,%s,%s,%s,%llu,%s,%s,%.5f,%.4f,%.4f,%zu,%d,%s\n", r.name.c_str(),
-                 r.cub ? "cub" : algo_name(r.v.algo), r.cub ? "" : std::to_string(bits_of(r.v)).c_str(),
+                 r.cub ? "cub" : algo_name(r.v.algo).c_str(), r.cub ? "" : std::to_string(bits_of(r.v)).c_str(),
                  r.cub ? "" : std::to_string(r.v.tile).c_str(),
                  r.cub ? "" : (r.v.coalesced ? "1" : "0"), static_cast<unsigned long long>(r.n), r.workload.c_str(),
                  r.dist.c_str(), r.ok() ? r.ms : 0.0, gk, ratio, r.scratch, r.runs, csv_field(r.status).c_str());

@@ -19,14 +19,11 @@ std::ostream& operator<<(std::ostream& os, const seed_tile_shape& t) {
 
 namespace {
 
-const char* algo_name(algorithm a) {
-  switch (a) {
-    case algorithm::onesweep: return "onesweep";
-    case algorithm::reduce_then_scan: return "reduce_then_scan";
-    case algorithm::four_way: return "four_way";
-    case algorithm::split: return "split";
-    default: return "automatic";
-  }
+/// The algorithm's name as radix prints it (operator<< of options.hpp).
+std::string algo_name(algorithm a) {
+  std::ostringstream os;
+  os << a;
+  return os.str();
 }
 
 /// Digit widths an algorithm has (closed sets; 0 = its default).
