@@ -15,7 +15,8 @@ std::ostream& operator<<(std::ostream& os, const lsd_policy& p) {
   return os << "cpu.lsd{digit_bits=" << p.digit_bits << ", wide_digit_bits=" << p.wide_digit_bits
             << ", small_n=" << p.small_n << ", per_thread_min=" << p.per_thread_min
             << ", hybrid_min_bytes=" << p.hybrid_min_bytes << ", bucket_bytes=" << p.bucket_bytes
-            << ", max_msd_bits=" << p.max_msd_bits << ", bucket_digit_bits=" << p.bucket_digit_bits
+            << ", max_msd_bits=" << p.max_msd_bits << ", fine_msd_bits=" << p.fine_msd_bits
+            << ", bucket_digit_bits=" << p.bucket_digit_bits
             << ", tiny_bucket=" << p.tiny_bucket << "}";
 }
 
@@ -46,6 +47,7 @@ lsd_policy policy_from_env() {
     else if (key == "hybrid_min_bytes") p.hybrid_min_bytes = v;
     else if (key == "bucket_bytes") p.bucket_bytes = v;
     else if (key == "max_msd_bits") p.max_msd_bits = int(v);
+    else if (key == "fine_msd_bits") p.fine_msd_bits = std::min(int(v), 16);
     else if (key == "bucket_digit_bits") p.bucket_digit_bits = int(v);
     else if (key == "tiny_bucket") p.tiny_bucket = std::min<unsigned long long>(v, 64);
   }

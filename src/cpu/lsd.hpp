@@ -43,6 +43,7 @@ struct lsd_policy {
   std::uint64_t hybrid_min_bytes = std::uint64_t(4) << 20;  ///< smaller inputs: plain LSD
   std::uint64_t bucket_bytes = std::uint64_t(256) << 10;    ///< target bucket size (L2 share)
   int max_msd_bits = 12;           ///< widest MSD digit
+  int fine_msd_bits = 16;          ///< skewed inputs: fine MSD window mapped onto buckets (0 = off)
   int bucket_digit_bits = 11;      ///< digit width of the in-cache passes
   std::uint64_t tiny_bucket = 48;  ///< buckets up to this size: insertion sort
 };

@@ -370,6 +370,9 @@ class sorter {
   // ---- hybrid: MSD pass into cache-sized buckets, then LSD per bucket --------
 
   void hybrid(int lo, int hi, U varying) {
+    if (fine_ && hi > spec_shift_ && hi <= spec_shift_ + spec_bits_ &&
+        std::all_of(spec_done_.begin(), spec_done_.end(), [](std::uint8_t d) { return d != 0; }))
+      return hybrid_fine(lo, hi, varying);
     const std::uint64_t n = job_.n;
     const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
     const std::uint64_t target = std::max<std::uint64_t>(1024, policy_.bucket_bytes / elem);
@@ -418,6 +421,77 @@ class sorter {
     trace_.print("hybrid", n, d1);
   }
 
+  /// The hybrid route over a fine window (choose_fine_window): the scan's
+  /// bins, in key order, are merged into buckets of about `target` keys and a
+  /// table maps bin -> bucket for the MSD pass. A bucket whose keys fall in
+  /// bins [a, e] is then sorted on the bits below the window plus the low
+  /// bit_width(a ^ e) bits of it (the bits above are the same for all its keys).
+  void hybrid_fine(int lo, int hi, U varying) {
+    const std::uint64_t n = job_.n;
+    const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+    const std::uint64_t target = std::max<std::uint64_t>(1024, policy_.bucket_bytes / elem);
+    const unsigned SR = 1u << spec_bits_;
+    std::vector<std::uint64_t> total(SR, 0);
+    for (unsigned t = 0; t < threads_; ++t)
+      for (unsigned w = 0; w < SR; ++w) total[w] += spec_hist_[std::size_t(t) * SR + w];
+
+    // Greedy merge. A bucket also closes at an aligned block of 64 bins once it
+    // holds target / 8 keys, so that a + e differ in few bits (few passes).
+    std::vector<std::uint16_t> lut(SR);
+    std::vector<unsigned> first, last;  // per bucket: its first and last non-empty bin
+    std::uint64_t fill = 0;
+    for (unsigned w = 0; w < SR; ++w) {
+      const std::uint64_t c = total[w];
+      if (first.empty() || (fill > 0 && (fill + c > target || (w % 64 == 0 && fill >= target / 8)))) {
+        first.push_back(w);
+        last.push_back(w);
+        fill = 0;
+      }
+      lut[w] = std::uint16_t(first.size() - 1);
+      if (c == 0) continue;
+      if (fill == 0) first.back() = w;
+      last.back() = w;
+      fill += c;
+    }
+    const unsigned R = unsigned(first.size());
+    std::vector<std::uint64_t> hist(std::size_t(threads_) * R, 0), none;
+    for (unsigned t = 0; t < threads_; ++t)
+      for (unsigned w = 0; w < SR; ++w) hist[std::size_t(t) * R + lut[w]] += spec_hist_[std::size_t(t) * SR + w];
+    trace_.mark("fine plan");
+
+    U* kmid = job_.key_scratch[0];
+    V* vmid = nullptr;
+    const V* vsrc = nullptr;
+    if constexpr (has_value) {
+      vmid = job_.value_scratch;
+      vsrc = job_.pay == payload::values ? job_.values : nullptr;
+    }
+    const core::pass window{spec_shift_, spec_bits_};
+    scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, window, nullptr, hist, none, lut.data(), R);
+    trace_.mark("msd scatter");
+
+    std::vector<std::uint64_t> start(R + 1, 0);
+    for (unsigned b = 0; b < R; ++b) {
+      std::uint64_t c = 0;
+      for (unsigned t = 0; t < threads_; ++t) c += hist[std::size_t(t) * R + b];
+      start[b + 1] = start[b] + c;
+    }
+    const std::uint64_t cap = 4 * target;
+    std::atomic<unsigned> next{0};
+    thread_pool::instance().run(threads_, [&](unsigned) {
+      bucket_worker w(*this, cap);
+      for (unsigned b; (b = next.fetch_add(1, std::memory_order_relaxed)) < R;) {
+        const std::uint64_t off = start[b], m = start[b + 1] - off;
+        if (m == 0) continue;
+        const int top = spec_shift_ + int(std::bit_width(first[b] ^ last[b]));
+        w.sort(off, m, lo, std::clamp(top, lo, hi), varying);
+      }
+      stream_fence();
+    });
+    trace_.mark("buckets");
+    trace_.print(("hybrid-fine buckets=" + std::to_string(R)).c_str(), n, spec_bits_);
+  }
+
   /// Where the scan's speculative histogram looks: at the top of the key range
   /// (the hybrid route's MSD digit), or, when a sample of the first keys says
   /// that few bits vary, around them (the single pass of the plain route).
@@ -434,8 +508,37 @@ class sorter {
     v &= range_mask_;
     if (v == 0) return;
     const int lo = std::countr_zero(v), hi = int(sizeof(U)) * 8 - std::countl_zero(v);
-    if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits) return;
+    if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits) return choose_fine_window(sb);
     spec_shift_ = std::max(job_.begin_bit, std::min(lo, job_.end_bit - sb));
+  }
+
+  /// Skewed inputs (floats: most keys share a few exponents; clustered or
+  /// Zipf-like integers) put a large share of the keys into a few buckets of
+  /// an MSD digit, and each such bucket costs one more out-of-cache pass. A
+  /// strided sample decides: when one bin of a `sb`-bit digit would hold more
+  /// than ~1/128 of the keys, the scan counts a finer 16-bit window below the
+  /// sample's top varying bit, and the MSD pass maps those fine bins onto
+  /// buckets of about equal size through a table (hybrid_fine).
+  void choose_fine_window(int sb) {
+    const int width = job_.end_bit - job_.begin_bit;
+    const int fb = std::min(policy_.fine_msd_bits, width);
+    if (fb <= sb || job_.n < 4 * sample_size) return;
+    const std::uint64_t step = job_.n / sample_size;
+    const U ref = job_.codec(job_.keys[0]);
+    U v = 0;
+    for (std::uint64_t i = 0; i < sample_size; ++i) v |= U(job_.codec(job_.keys[i * step]) ^ ref);
+    v &= range_mask_;
+    if (v == 0) return;
+    const int top = int(sizeof(U)) * 8 - std::countl_zero(v);
+    const int shift = std::max(job_.begin_bit, top - sb);
+    std::vector<std::uint32_t> h(std::size_t(1) << sb, 0);
+    std::uint32_t most = 0;
+    for (std::uint64_t i = 0; i < sample_size; ++i)
+      most = std::max(most, ++h[core::digit_of<U>(job_.codec(job_.keys[i * step]), shift, sb)]);
+    if (most * 128 < sample_size) return;  // no bin with > 1/128 of the sample
+    fine_ = true;
+    spec_bits_ = fb;
+    spec_shift_ = std::max(job_.begin_bit, top - fb);
   }
 
   /// The MSD pass's per-thread histogram from the scan's speculative one, when
@@ -706,9 +809,12 @@ class sorter {
   /// One pass: every thread moves its chunk [bound[t], bound[t+1]) of src to
   /// the offsets the histograms give, and, when there is a next pass, counts
   /// the next digit of each key by the chunk its destination falls in.
+  /// With a `lut` (hybrid_fine), a key's bucket is lut[digit of ps] and there
+  /// are `lut_buckets` of them; there is no next pass then.
   void scatter(const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass& ps, const core::pass* next,
-               const std::vector<std::uint64_t>& hist, std::vector<std::uint64_t>& next_hist) {
-    const unsigned R = 1u << ps.bits;
+               const std::vector<std::uint64_t>& hist, std::vector<std::uint64_t>& next_hist,
+               const std::uint16_t* lut = nullptr, unsigned lut_buckets = 0) {
+    const unsigned R = lut ? lut_buckets : 1u << ps.bits;
     const unsigned T = threads_;
     // Exclusive offsets: digit-major, then thread (stability).
     std::vector<std::uint64_t> offs(std::size_t(T) * R);
@@ -730,10 +836,18 @@ class sorter {
       auto go = [&](auto count_next, auto move_keys, auto move_vals, auto gen_idx) {
         constexpr bool C = decltype(count_next)::value, K = decltype(move_keys)::value,
                        M = decltype(move_vals)::value, G = decltype(gen_idx)::value;
+        const core::pass nx = next ? *next : ps;
+        if constexpr (!C) {
+          if (lut) {
+            if (job_.codec.canon) scatter_chunk<C, K, M, G, true, true>(t, ks, kd, vs, vd, ps, nx, R, lut, off, nh.data());
+            else scatter_chunk<C, K, M, G, false, true>(t, ks, kd, vs, vd, ps, nx, R, lut, off, nh.data());
+            return;
+          }
+        }
         if (job_.codec.canon)
-          scatter_chunk<C, K, M, G, true>(t, ks, kd, vs, vd, ps, next ? *next : ps, off, nh.data());
+          scatter_chunk<C, K, M, G, true, false>(t, ks, kd, vs, vd, ps, nx, R, nullptr, off, nh.data());
         else
-          scatter_chunk<C, K, M, G, false>(t, ks, kd, vs, vd, ps, next ? *next : ps, off, nh.data());
+          scatter_chunk<C, K, M, G, false, false>(t, ks, kd, vs, vd, ps, nx, R, nullptr, off, nh.data());
       };
       using Y = std::true_type;
       using N = std::false_type;
@@ -761,12 +875,11 @@ class sorter {
     }
   }
 
-  template <bool CountNext, bool MoveKeys, bool MoveVals, bool Gen, bool Canon>
+  template <bool CountNext, bool MoveKeys, bool MoveVals, bool Gen, bool Canon, bool Lut>
   void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps, const core::pass nx,
-                     const std::uint64_t* off, std::uint64_t* nh) {
+                     unsigned R, const std::uint16_t* lut, const std::uint64_t* off, std::uint64_t* nh) {
     const std::uint64_t b0 = bounds_[t], b1 = bounds_[t + 1];
     if (b0 == b1) return;
-    const unsigned R = 1u << ps.bits;
     const codec_t codec = job_.codec;
     const unsigned Rn = CountNext ? 1u << nx.bits : 0;
     const std::uint64_t* bounds = bounds_.data();
@@ -810,7 +923,8 @@ class sorter {
     for (std::uint64_t i = b0; i < b1; ++i) {
       const U k = ks[i];
       const U o = xform<Canon>(codec, k);
-      const unsigned b = core::digit_of<U>(o, ps.shift, ps.bits);
+      unsigned b = core::digit_of<U>(o, ps.shift, ps.bits);
+      if constexpr (Lut) b = lut[b];
       const std::uint64_t p = pos[b]++;
       if constexpr (CountNext) {
         if (p >= lim[b]) [[unlikely]] {
@@ -843,6 +957,8 @@ class sorter {
   lsd_job<U, V> job_;
   const lsd_policy& policy_;
   phase_trace trace_;
+  static constexpr std::uint64_t sample_size = 4096;  // keys sampled by choose_fine_window
+  bool fine_ = false;                      // the scan counts a fine window (choose_fine_window)
   int spec_bits_ = 0;                      // width of the scan's speculative histogram
   int spec_shift_ = 0;                     // its lowest bit
   std::vector<std::uint64_t> spec_hist_;   // [thread][2^spec_bits_]
