@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+#if RADIX_BENCH_CUDA_ROWS
+#include "cuda_rows.hpp"
+#endif
+
 namespace {
 
 using clk = std::chrono::steady_clock;
@@ -183,8 +187,28 @@ int main(int argc, char** argv) {
       passes = pt.passes;
     }
     cl_ok(clEnqueueReadBuffer(q, keys, CL_TRUE, 0, n * 4, work.data(), 0, nullptr, nullptr), "read");
+    bool dev_ok = work == ref;
+    // The same without profiling: what a caller waits for (the ratio to CUB
+    // uses it); once with the engine's own scratch buffers and once with a
+    // workspace made beforehand (carved into sub-buffers).
+    const std::size_t ws_bytes = radix::opencl::workspace_bytes(q, req);
+    cl_mem ws = clCreateBuffer(ctx, CL_MEM_READ_WRITE, std::max<std::size_t>(ws_bytes, 1), nullptr, &err);
+    cl_ok(err, "clCreateBuffer(workspace)");
+    std::vector<double> t_dev_plain, t_dev_ws;
+    for (int with_ws = 0; with_ws < 2; ++with_ws) {
+      for (int r = 0; r <= repeat; ++r) {
+        cl_ok(clEnqueueWriteBuffer(q, keys, CL_TRUE, 0, n * 4, input.data(), 0, nullptr, nullptr), "write");
+        const auto t0 = clk::now();
+        if (with_ws) radix::opencl::sort(req, ws, ws_bytes, q);
+        else radix::opencl::sort(req, q);
+        cl_ok(clFinish(q), "clFinish");
+        if (r > 0) (with_ws ? t_dev_ws : t_dev_plain).push_back(seconds_since(t0));
+      }
+      cl_ok(clEnqueueReadBuffer(q, keys, CL_TRUE, 0, n * 4, work.data(), 0, nullptr, nullptr), "read");
+      dev_ok = dev_ok && work == ref;
+    }
+    clReleaseMemObject(ws);
     clReleaseMemObject(keys);
-    const bool dev_ok = work == ref;
 
     // OpenCL through the host API (copies in and out included).
     radix::options ocl;
@@ -214,11 +238,30 @@ int main(int argc, char** argv) {
             pm.scan_ms / 1e3, pm.reorder_ms / 1e3, pm.total_ms() / 1e3};
     print_row(dev, s_std);
     print_row(row{"OpenCL device (wall, sort call)", -1, -1, -1, -1, median(t_dev_wall)}, s_std);
+    print_row(row{"OpenCL device (wall, no profiling)", -1, -1, -1, -1, median(t_dev_plain)}, s_std);
+    print_row(row{"OpenCL device (wall, workspace)", -1, -1, -1, -1, median(t_dev_ws)}, s_std);
     print_row(row{"OpenCL host API (with copies)", -1, -1, -1, -1, median(t_host)}, s_std);
     print_row(row{"radix CPU engine", -1, -1, -1, -1, median(t_cpu)}, s_std);
     print_row(row{"std::sort", -1, -1, -1, -1, s_std}, s_std);
+#if RADIX_BENCH_CUDA_ROWS
+    const cuda_rows cu = time_cuda_rows(input.data(), ref.data(), n, repeat);
+    if (cu.ran) {
+      print_row(row{"radix CUDA engine (device)", -1, -1, -1, -1, cu.radix_s}, s_std);
+      print_row(row{"CUB DeviceRadixSort (device)", -1, -1, -1, -1, cu.cub_s}, s_std);
+    }
+#endif
     std::printf("\nOpenCL (device wall) vs std::sort: %.2fx; vs CPU engine: %.2fx; throughput %.1f Mkeys/s\n",
                 s_std / median(t_dev_wall), median(t_cpu) / median(t_dev_wall), double(n) / median(t_dev_wall) / 1e6);
+#if RADIX_BENCH_CUDA_ROWS
+    if (cu.ran) {
+      std::printf("OpenCL vs CUB (%s, CUDA events): %.3fx without profiling (%.3f ms vs %.3f ms), %.3fx on the "
+                  "profiled phases; the CUDA engine %.3fx%s\n",
+                  cu.device.c_str(), cu.cub_s / median(t_dev_plain), median(t_dev_plain) * 1e3, cu.cub_s * 1e3,
+                  cu.cub_s / (pm.total_ms() / 1e3), cu.cub_s / cu.radix_s,
+                  cu.cub_ok && cu.radix_ok ? "" : "  **CUDA RESULT WRONG**");
+      failures += !cu.cub_ok + !cu.radix_ok;
+    }
+#endif
     std::fflush(stdout);
   }
   if (failures) std::printf("\n%d OpenCL results were WRONG\n", failures);

@@ -14,7 +14,8 @@
 #     platform is still not seen, an ICD folder naming libnvidia-opencl.so.1 is
 #     made and OCL_ICD_VENDORS pointed at it.
 #   - GoogleTest: built from build-gtest-src/ (as scripts/gpu/run.sh does).
-# Knobs: BUILD_DIR (build-opencl), RADIX_OPENCL_DEVICE (default NVIDIA),
+# Knobs: BUILD_DIR (build-opencl), WITH_CUDA=1 (CUDA on: the benchmark gains the
+# CUDA engine and CUB rows), RADIX_OPENCL_DEVICE (default NVIDIA),
 # BENCH_ARGS (default --sizes 20,23,25,26 --repeat 20), SWEEP (policies for the
 # sweep stage, ';'-separated RADIX_OPENCL_POLICY values).
 # One stage failing does not stop the others.
@@ -84,15 +85,21 @@ if has build; then
   [ -n "$CL_HEADERS" ] && CLARGS+=("-DOpenCL_INCLUDE_DIR=$CL_HEADERS")
   [ -n "$CL_LIBRARY" ] && CLARGS+=("-DOpenCL_LIBRARY=$CL_LIBRARY")
   # CUDA off: this stage is about OpenCL, and it keeps the build to a minute.
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRADIX_ENABLE_CUDA=OFF -DRADIX_ENABLE_OPENCL=ON \
+  # WITH_CUDA=1: on, for the benchmark's CUDA engine and CUB rows (a few
+  # minutes more; only the targets below are built then).
+  CUDA_ARGS=(-DRADIX_ENABLE_CUDA=OFF)
+  [ "${WITH_CUDA:-0}" = 1 ] && CUDA_ARGS=(-DRADIX_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release "${CUDA_ARGS[@]}" -DRADIX_ENABLE_OPENCL=ON \
     -DRADIX_BUILD_TOOLS=OFF -DRADIX_BUILD_EXAMPLES=OFF "${CLARGS[@]}" $PREFIX >> "$OUT/opencl_build.log" 2>&1 ||
     { note "-- configure FAILED (see opencl_build.log)"; FAILED+=(configure); }
   # Our targets first, so that a broken target elsewhere does not stop them.
-  for t in radix test_opencl radix_opencl_bench conformance_keys conformance_pairs conformance_argsort \
-    conformance_records conformance_decomposer conformance_options; do
+  for t in radix test_opencl radix_opencl_bench conformance_keys conformance_pairs conformance_argsort radix_pic \
+    conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128; do
     cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/opencl_build.log" 2>&1 || { note "-- build of $t FAILED"; FAILED+=("build:$t"); }
   done
-  cmake --build "$B" -j"$JOBS" >> "$OUT/opencl_build.log" 2>&1 || note "-- full build had failures (see opencl_build.log)"
+  if [ "${WITH_CUDA:-0}" != 1 ]; then
+    cmake --build "$B" -j"$JOBS" >> "$OUT/opencl_build.log" 2>&1 || note "-- full build had failures (see opencl_build.log)"
+  fi
   note "-- build: $(($(date +%s) - t0)) s"
 fi
 

@@ -31,9 +31,14 @@ struct policy {
   /// The GPU path: tiles of ls_items x ls_keys contiguous keys, each sorted
   /// stably in local memory and written out as coalesced digit runs (instead
   /// of Helluy's per-item scatter). Default on for GPUs, off for CPUs.
-  bool local_sort = false;
+  /// 0: Helluy's reorder; 1: one tile per group (rx_ls_*); 2: each group
+  /// walks a contiguous chunk of tiles (rx_cs_*), the GPU default.
+  unsigned local_sort = 0;
   unsigned ls_items = 64;   ///< work-items per group of the local-sort kernels
   unsigned ls_keys = 32;    ///< keys per item at most (fewer when local memory is short)
+  unsigned cs_items = 256;  ///< work-items per group of the chunked kernels
+  unsigned cs_keys = 8;     ///< keys per item of a chunked tile at most (fewer when local memory is short)
+  unsigned cs_groups = 32;  ///< chunked groups per compute unit
 };
 std::ostream& operator<<(std::ostream& os, const policy& p);
 
@@ -71,6 +76,7 @@ host_device* default_device();
 struct program_key {
   int key_bytes = 4, val_bytes = 0;
   bool wide = false;  ///< 64-bit positions
+  int cs_keys = 1;    ///< keys per item of the chunked path's tile (a register array)
 };
 cl_program get_program(cl_context ctx, cl_device_id dev, const policy& pol, const program_key& k);
 /// Build options of that program (for the tests and engine_info).
@@ -119,6 +125,9 @@ struct geometry {
   // (ls_items x per_item keys), `slots` = n.
   bool local_sort = false;
   unsigned per_item = 0;     ///< keys per work-item of a tile
+  // Chunked path: `items` is the number of groups, `chunk` the keys of each
+  // group (a multiple of the tile, cs_items x per_item), `slots` = n.
+  bool chunked = false;
 };
 geometry geometry_for(const queue_facts& f, const sort_request& req);
 
@@ -128,6 +137,9 @@ void sort_impl(const sort_request& req, cl_command_queue q, cl_mem ws, std::size
 /// The same with the facts (and so the policy) given: tests run both paths.
 void sort_with(const queue_facts& f, const sort_request& req, cl_command_queue q, cl_mem ws, std::size_t ws_bytes,
                phase_times* profile);
+/// Bytes of local memory the chunked reorder declares (rx_cs_reorder).
+std::uint64_t chunked_local_bytes(unsigned items, unsigned per_item, std::size_t key_bytes, std::size_t val_bytes,
+                                  bool wide);
 /// Bytes of local memory the local-sort reorder needs.
 std::uint64_t local_sort_bytes(int digit_bits, unsigned items, unsigned per_item, std::size_t key_bytes,
                                std::size_t val_bytes, bool wide);

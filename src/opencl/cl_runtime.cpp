@@ -3,6 +3,7 @@
 // and r chosen from the device's properties), and the program cache.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -111,7 +112,7 @@ unsigned pow2_floor(std::size_t v) {
 }
 
 /// RADIX_OPENCL_POLICY="groups=64,items=32,digit_bits=8,transpose=1,scan_parts=64,scan_items=64,tile=16,
-/// local_sort=1,ls_items=32,ls_keys=128".
+/// local_sort=2,ls_items=32,ls_keys=128,cs_items=256,cs_keys=16,cs_groups=4".
 void apply_env(policy& p) {
   const char* env = std::getenv("RADIX_OPENCL_POLICY");
   if (!env) return;
@@ -133,7 +134,10 @@ void apply_env(policy& p) {
     else if (key == "scan_parts" && v > 0) p.scan_parts = unsigned(v);
     else if (key == "scan_items" && v > 0) p.scan_items = pow2_floor(v);
     else if (key == "tile" && v > 0) p.tile = unsigned(v);
-    else if (key == "local_sort") p.local_sort = v != 0;
+    else if (key == "local_sort") p.local_sort = unsigned(std::min(v, 2ul));
+    else if (key == "cs_items" && v > 0) p.cs_items = unsigned(v);
+    else if (key == "cs_keys" && v > 0) p.cs_keys = unsigned(v);
+    else if (key == "cs_groups" && v > 0) p.cs_groups = unsigned(v);
     else if (key == "ls_items" && v > 0) p.ls_items = unsigned(v);
     else if (key == "ls_keys" && v > 0) p.ls_keys = unsigned(v);
   }
@@ -144,8 +148,9 @@ void apply_env(policy& p) {
 std::ostream& operator<<(std::ostream& os, const policy& p) {
   return os << "opencl.helluy{groups=" << p.groups << ", items=" << p.items << ", digit_bits=" << p.digit_bits
             << ", transpose=" << (p.transpose ? 1 : 0) << ", scan_parts=" << p.scan_parts
-            << ", scan_items=" << p.scan_items << ", tile=" << p.tile << ", local_sort=" << (p.local_sort ? 1 : 0)
-            << ", ls_items=" << p.ls_items << ", ls_keys=" << p.ls_keys << "}";
+            << ", scan_items=" << p.scan_items << ", tile=" << p.tile << ", local_sort=" << p.local_sort
+            << ", ls_items=" << p.ls_items << ", ls_keys=" << p.ls_keys << ", cs_items=" << p.cs_items
+            << ", cs_keys=" << p.cs_keys << ", cs_groups=" << p.cs_groups << "}";
 }
 
 device_info query_device(cl_device_id d) {
@@ -184,8 +189,13 @@ policy policy_for(const device_info& d) {
     // tiles, 5.5 ms with 32 items x 128 keys and 1024 scan parts (the best of
     // the sweep). The geometry shrinks the tile (then the digit) where local
     // memory is short; local_sort=0 in RADIX_OPENCL_POLICY restores Helluy's.
+    // local_sort=2 (the default since the second run of 2026-11-22): each
+    // group walks a contiguous chunk of 256 x 8-key tiles, 32 groups per
+    // compute unit, so the count matrix is 2^r x G and the tile's ranking
+    // runs in registers (cl_sort.cpp). H100, 2^26 u32: 4.15 ms of device time
+    // against 5.5 ms for local_sort=1 (bench/results/opencl-h100-2026-11-22-c.md).
     p.scan_parts = 1024;
-    p.local_sort = true;
+    p.local_sort = 2;
     p.ls_items = 32;
     p.ls_keys = 128;
   } else {
@@ -206,6 +216,9 @@ policy policy_for(const device_info& d) {
   // Keep the launches legal on this device.
   p.items = unsigned(std::min<std::size_t>(p.items, d.max_wg));
   p.ls_items = unsigned(std::min<std::size_t>(p.ls_items, d.max_wg));
+  // The chunked scan rakes segments of 16 items: a power of two from 16 up.
+  p.cs_items = std::max(16u, pow2_floor(std::min<std::size_t>(p.cs_items, d.max_wg)));
+  if (p.local_sort == 2 && d.max_wg < 16) p.local_sort = 1;
   p.scan_items = pow2_floor(std::min<std::size_t>(p.scan_items, d.max_wg));
   while (std::size_t(p.tile) * p.tile > d.max_wg && p.tile > 1) p.tile /= 2;
   return p;
@@ -296,7 +309,8 @@ std::string build_options(const policy& pol, const program_key& k) {
   std::ostringstream s;
   s << "-cl-std=CL1.2 -DRX_KEY_BYTES=" << k.key_bytes << " -DRX_VAL_BYTES=" << k.val_bytes
     << " -DRX_WIDE=" << (k.wide ? 1 : 0) << " -DRX_ITEMS=" << pol.items << " -DRX_SCAN_WG=" << pol.scan_items
-    << " -DRX_TILE=" << pol.tile << " -DRX_LS_ITEMS=" << pol.ls_items;
+    << " -DRX_TILE=" << pol.tile << " -DRX_LS_ITEMS=" << pol.ls_items << " -DRX_CS_ITEMS=" << pol.cs_items
+    << " -DRX_CS_KEYS=" << std::max(1, k.cs_keys);
   return s.str();
 }
 
@@ -312,7 +326,11 @@ std::size_t programs_built() {
 }
 
 cl_program get_program(cl_context ctx, cl_device_id dev, const policy& pol, const program_key& k) {
-  const std::string opts = build_options(pol, k);
+  // RADIX_OPENCL_BUILD_OPTIONS adds compiler options (tuning aid, e.g.
+  // -cl-nv-verbose on NVIDIA); with RADIX_OPENCL_BUILD_LOG=1 every build log
+  // (the register and local-memory use of each kernel) goes to stderr.
+  const char* extra = std::getenv("RADIX_OPENCL_BUILD_OPTIONS");
+  const std::string opts = build_options(pol, k) + (extra && *extra ? std::string(" ") + extra : "");
   std::lock_guard<std::mutex> lock(g_prog_mutex);
   auto key = std::make_tuple(ctx, dev, opts);
   if (auto it = g_programs.find(key); it != g_programs.end()) return it->second;
@@ -329,6 +347,13 @@ cl_program get_program(cl_context ctx, cl_device_id dev, const policy& pol, cons
     clReleaseProgram(p);
     throw device_error(std::string("radix: OpenCL call clBuildProgram failed: ") + error_name(err) + " with options '" +
                        opts + "'; build log:\n" + log);
+  }
+  if (const char* e = std::getenv("RADIX_OPENCL_BUILD_LOG"); e && *e && *e != '0') {
+    std::size_t n = 0;
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string log(n, '\0');
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    std::fprintf(stderr, "radix opencl: built with '%s':\n%s\n", opts.c_str(), log.c_str());
   }
   ++g_built;
   // Kept for the life of the process: contexts are rarely many, and a

@@ -214,7 +214,49 @@ std::uint64_t local_sort_bytes(int digit_bits, unsigned items, unsigned per_item
          std::uint64_t(items) * per_item * (key_bytes + std::max<std::size_t>(val_bytes, 1)) + 6 * 128;
 }
 
+std::uint64_t chunked_local_bytes(unsigned items, unsigned per_item, std::size_t key_bytes, std::size_t val_bytes,
+                                  bool wide) {
+  // rx_cs_reorder's __local arrays: the tile's keys and values (one spare
+  // slot per 16), the scan's uint8 vectors (one spare per 16, 1/16 for the
+  // segment sums, one for the digit bases), run offsets and the digit runs'
+  // bounds for 256 digits, the sorted tile's digits, and some slack.
+  const std::uint64_t tile = std::uint64_t(items) * per_item, pad = tile + tile / 16;
+  return pad * (key_bytes + val_bytes) + tile + (items + items / 16 + items / 16 + 1) * 32 +
+         256 * ((wide ? 8 : 4) + 4) + 256;
+}
+
 namespace {
+
+/// The chunked geometry: digits of at most 8 bits (two sub-digits of 4), the
+/// most keys per item (up to cs_keys, at most 15) whose tile fits in local
+/// memory, and cs_groups groups per compute unit each walking a contiguous
+/// chunk of whole tiles.
+geometry chunked_geometry(const queue_facts& f, const sort_request& r) {
+  geometry g;
+  const policy& p = f.pol;
+  const std::uint64_t n = std::max<std::uint64_t>(r.n, 1);
+  g.chunked = true;
+  g.slots = n;
+  g.wide = n >= four_g;
+  const std::size_t kb = r.key.bytes, vb = carried_bytes(r);
+  const std::uint64_t room = f.info.local_mem;
+  const unsigned I = p.cs_items;
+  // At most 15 keys an item: its counters are 4-bit lanes (rx_cs_reorder).
+  unsigned k = std::clamp(p.cs_keys, 1u, 15u);
+  while (k > 1 && chunked_local_bytes(I, k, kb, vb, g.wide) > room) --k;
+  if (chunked_local_bytes(I, k, kb, vb, g.wide) > room)
+    throw device_error("radix: the OpenCL device's local memory (" + std::to_string(f.info.local_mem) +
+                       " bytes) is too small for the chunked local-sort path with cs_items=" + std::to_string(I) +
+                       "; set local_sort=0 or fewer cs_items in RADIX_OPENCL_POLICY");
+  int bits = r.opts.digit_bits > 0 ? r.opts.digit_bits : p.digit_bits;
+  g.digit_bits = std::clamp(bits, 1, 8);
+  g.per_item = k;
+  const std::uint64_t tile = std::uint64_t(I) * k, tiles = ceil_div(n, tile);
+  const std::uint64_t groups = std::clamp<std::uint64_t>(std::uint64_t(f.info.compute_units) * p.cs_groups, 1, tiles);
+  g.chunk = ceil_div(tiles, groups) * tile;
+  g.items = ceil_div(n, g.chunk);
+  return g;
+}
 
 /// The local-sort geometry: the widest digit (up to the asked one) and then
 /// the most keys per item (up to ls_keys) that fit in local memory.
@@ -254,6 +296,7 @@ geometry local_sort_geometry(const queue_facts& f, const sort_request& r) {
 }  // namespace
 
 geometry geometry_for(const queue_facts& f, const sort_request& r) {
+  if (f.pol.local_sort == 2) return chunked_geometry(f, r);
   if (f.pol.local_sort) return local_sort_geometry(f, r);
   geometry g;
   const policy& p = f.pol;
@@ -311,7 +354,7 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
   const std::size_t one = 1;
 
   const core::pass_plan plan = core::plan_passes(r.opts.begin_bit, end_bit, l.geo.digit_bits);
-  const program_key pk{int(r.key.bytes), int(l.carried), l.geo.wide};
+  const program_key pk{int(r.key.bytes), int(l.carried), l.geo.wide, l.geo.chunked ? int(l.geo.per_item) : 1};
 
   if (n < 2 && r.op != operation::argsort) return;
   cl_program prog = get_program(f.context, f.device, f.pol, pk);
@@ -350,7 +393,7 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
   cl_mem src_k = K, src_v = V;
   bool src_tr = false;
   // The local-sort path reads contiguous tiles: nothing to transpose.
-  const bool transpose = f.pol.transpose && g.items > 1 && !g.local_sort;
+  const bool transpose = f.pol.transpose && g.items > 1 && !g.local_sort && !g.chunked;
   if (transpose) {
     kernel tk(prog, "rx_transpose_keys");
     tk.arg(0, K);
@@ -384,11 +427,14 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
   if (!src_v) src_v = H.m;  // not read (gen_index, or keys only); any valid buffer
 
   const codec_args codec = codec_for(r.key, r.opts.direction, r.opts.floats);
-  kernel hk(prog, g.local_sort ? "rx_ls_count" : "rx_histogram"), ss(prog, "rx_scan_sums"), st(prog, "rx_scan_top"),
-      sp(prog, "rx_scan_parts"), rk(prog, g.local_sort ? "rx_ls_reorder" : "rx_reorder");
+  const char* count_name = g.chunked ? "rx_cs_count" : g.local_sort ? "rx_ls_count" : "rx_histogram";
+  const char* reorder_name = g.chunked ? "rx_cs_reorder" : g.local_sort ? "rx_ls_reorder" : "rx_reorder";
+  kernel hk(prog, count_name), ss(prog, "rx_scan_sums"), st(prog, "rx_scan_top"), sp(prog, "rx_scan_parts"),
+      rk(prog, reorder_name);
   const std::size_t pos = g.wide ? 8 : 4;
-  const std::size_t items = g.local_sort ? f.pol.ls_items : f.pol.items;
-  const std::size_t groups_global = g.local_sort ? std::size_t(g.items) * items : std::size_t(g.items);
+  const std::size_t items = g.chunked ? f.pol.cs_items : g.local_sort ? f.pol.ls_items : f.pol.items;
+  const std::size_t groups_global =
+      g.local_sort || g.chunked ? std::size_t(g.items) * items : std::size_t(g.items);
   const std::size_t scan_wg = f.pol.scan_items, scan_global = std::size_t(l.parts) * scan_wg;
 
   for (int p = 0; p < plan.count; ++p) {
@@ -404,7 +450,16 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
     if (!dst_v) dst_v = H.m;  // keys only
     const cl_uint in_tr = src_tr ? 1 : 0, out_tr = (!last && transpose) ? 1 : 0;
 
-    if (g.local_sort) {
+    if (g.chunked) {
+      hk.arg(0, src_k);
+      hk.arg(1, cl_ulong(n));
+      hk.arg(2, cl_ulong(g.chunk));
+      set_codec(hk, 3, codec);
+      hk.arg(8, cl_uint(ps.shift));
+      hk.arg(9, cl_uint(ps.bits));
+      hk.arg(10, H.m);
+      run.run(hk, phase::histogram, 1, &groups_global, &items, count_name);
+    } else if (g.local_sort) {
       hk.arg(0, src_k);
       hk.arg(1, cl_ulong(n));
       hk.arg(2, cl_uint(g.chunk));
@@ -443,7 +498,20 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
     sp.local(4, scan_wg * pos);
     run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
 
-    if (g.local_sort) {
+    if (g.chunked) {
+      rk.arg(0, src_k);
+      rk.arg(1, dst_k);
+      rk.arg(2, src_v);
+      rk.arg(3, dst_v);
+      rk.arg(4, cl_ulong(n));
+      rk.arg(5, cl_ulong(g.chunk));
+      set_codec(rk, 6, codec);
+      rk.arg(11, cl_uint(ps.shift));
+      rk.arg(12, cl_uint(ps.bits));
+      rk.arg(13, H.m);
+      rk.arg(14, cl_uint(gen_index && p == 0 ? 1 : 0));
+      run.run(rk, phase::reorder, 1, &groups_global, &items, reorder_name);
+    } else if (g.local_sort) {
       const std::size_t R = std::size_t(1) << ps.bits;
       rk.arg(0, src_k);
       rk.arg(1, dst_k);

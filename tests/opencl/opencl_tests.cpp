@@ -301,25 +301,43 @@ TEST(OpenclApi, KeysPairsArgsortOnBuffersWithAndWithoutWorkspace) {
   }
 }
 
-// ---- both paths (Helluy's and the local-sort GPU path) across tile boundaries ----------
+// ---- every path (Helluy's, the two local-sort GPU paths) across tile boundaries ---------
 
-/// One sort through the engine with the policy's local_sort forced, on buffers.
-void sort_on_device(od::host_device& dev, bool local_sort, const radix::sort_request& req) {
+/// A reorder path with its tuning forced: local_sort 0 (Helluy), 1 (a tile per
+/// group) or 2 (chunks of tiles per group; cs_groups=1 and small tiles make
+/// every group walk many tiles).
+struct path_config {
+  unsigned mode = 0;
+  unsigned cs_groups = 0, cs_keys = 0;  // 0: the device's policy
+  std::string name() const {
+    return "local_sort=" + std::to_string(mode) + (cs_groups ? ",cs_groups=" + std::to_string(cs_groups) : "") +
+           (cs_keys ? ",cs_keys=" + std::to_string(cs_keys) : "");
+  }
+};
+
+od::queue_facts facts_for(od::host_device& dev, const path_config& c) {
   od::queue_facts f = od::facts_of(dev.queue);
-  f.pol.local_sort = local_sort;
-  od::sort_with(f, req, dev.queue, nullptr, 0, nullptr);
+  f.pol.local_sort = c.mode;
+  if (c.cs_groups) f.pol.cs_groups = c.cs_groups;
+  if (c.cs_keys) f.pol.cs_keys = c.cs_keys;
+  return f;
+}
+
+/// One sort through the engine with the path forced, on buffers.
+void sort_on_device(od::host_device& dev, const path_config& c, const radix::sort_request& req) {
+  od::sort_with(facts_for(dev, c), req, dev.queue, nullptr, 0, nullptr);
   od::check(clFinish(dev.queue), "clFinish");
 }
 
-/// Tile size of the local-sort path for this request (the policy's ls_items
-/// x the keys per item that fit in this device's local memory).
-std::uint64_t tile_of(od::host_device& dev, const radix::sort_request& req) {
-  od::queue_facts f = od::facts_of(dev.queue);
-  f.pol.local_sort = true;
-  return od::geometry_for(f, req).chunk;
+/// Tile size of a local-sort path for this request (keys per item that fit in
+/// this device's local memory x items); Helluy's path: the row length.
+std::uint64_t tile_of(od::host_device& dev, const path_config& c, const radix::sort_request& req) {
+  const od::queue_facts f = facts_for(dev, c.mode == 0 ? path_config{1} : c);
+  const od::geometry g = od::geometry_for(f, req);
+  return g.chunked ? std::uint64_t(f.pol.cs_items) * g.per_item : g.chunk;
 }
 
-std::vector<std::uint64_t> around_tiles(std::uint64_t t) { return {t - 1, t, t + 1, 3 * t + 1, 5 * t + t / 2}; }
+std::vector<std::uint64_t> around_tiles(std::uint64_t t) { return {t - 1, t, t + 1, 3 * t + 1, 5 * t + t / 2, 37 * t + 5}; }
 
 TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
   SKIP_WITHOUT_DEVICE();
@@ -328,10 +346,10 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
   rt::rng r(seed);
   radix::options cpu;
   cpu.use = radix::engine::cpu;
-  for (bool ls : {false, true}) {
-    SCOPED_TRACE(ls ? "local_sort=1" : "local_sort=0");
+  for (const path_config ls : {path_config{0}, path_config{1}, path_config{2}, path_config{2, 1, 5}}) {
+    SCOPED_TRACE(ls.name());
     {  // keys: u32 with many equal keys, 3 passes over a 24-bit range
-      const auto t = tile_of(dev, od::request<std::uint32_t>(radix::operation::keys, nullptr, 1000, {}));
+      const auto t = tile_of(dev, ls, od::request<std::uint32_t>(radix::operation::keys, nullptr, 1000, {}));
       for (std::uint64_t n : around_tiles(t)) {
         SCOPED_TRACE("keys n " + std::to_string(n) + " tile " + std::to_string(t));
         std::vector<std::uint32_t> k(n);
@@ -346,7 +364,7 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
     {  // keys: float descending (codec in the kernels), one pass (bit range of 8 bits)
       radix::options o;
       o.direction = radix::order::descending;
-      const auto t = tile_of(dev, od::request<float>(radix::operation::keys, nullptr, 1000, o));
+      const auto t = tile_of(dev, ls, od::request<float>(radix::operation::keys, nullptr, 1000, o));
       for (int bits : {8, 32}) {
         o.begin_bit = 32 - bits;
         for (std::uint64_t n : around_tiles(t)) {
@@ -365,7 +383,7 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
       }
     }
     {  // pairs: u16 keys (2 passes) with 8-byte values: stability shows in the values
-      const auto t = tile_of(dev, od::pairs_request<std::uint16_t, std::uint64_t>(nullptr, nullptr, 1000, {}));
+      const auto t = tile_of(dev, ls, od::pairs_request<std::uint16_t, std::uint64_t>(nullptr, nullptr, 1000, {}));
       for (std::uint64_t n : around_tiles(t)) {
         SCOPED_TRACE("pairs n " + std::to_string(n) + " tile " + std::to_string(t));
         std::vector<std::uint16_t> k(n);
@@ -384,7 +402,7 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
       }
     }
     {  // argsort: i64 keys into 32-bit indices (8 passes), keys untouched
-      const auto t = tile_of(dev, od::argsort_request<std::int64_t, std::uint32_t>(nullptr, nullptr, 1000, {}));
+      const auto t = tile_of(dev, ls, od::argsort_request<std::int64_t, std::uint32_t>(nullptr, nullptr, 1000, {}));
       for (std::uint64_t n : around_tiles(t)) {
         SCOPED_TRACE("argsort n " + std::to_string(n) + " tile " + std::to_string(t));
         std::vector<std::int64_t> k(n);
@@ -404,7 +422,7 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
 TEST(OpenclPaths, LocalSortGeometryFitsLocalMemory) {
   SKIP_WITHOUT_DEVICE();
   od::queue_facts f = od::facts_of(dev.queue);
-  f.pol.local_sort = true;
+  f.pol.local_sort = 1;
   // A 48 KB device (the H100's OpenCL limit): every key x value width fits.
   f.info.local_mem = 48 * 1024;
   for (std::size_t kb : {1, 2, 4, 8})
@@ -426,6 +444,35 @@ TEST(OpenclPaths, LocalSortGeometryFitsLocalMemory) {
   std::ostringstream s;
   s << f.pol;
   EXPECT_NE(s.str().find("local_sort=1"), std::string::npos);
+}
+
+/// The chunked path: every key x value width fits a 48 KB device with whole
+/// tiles per group, and the digit is capped at 8 bits (two 4-bit sub-digits).
+TEST(OpenclPaths, ChunkedGeometryFitsLocalMemory) {
+  SKIP_WITHOUT_DEVICE();
+  od::queue_facts f = od::facts_of(dev.queue);
+  f.pol.local_sort = 2;
+  f.info.local_mem = 48 * 1024;
+  for (std::size_t kb : {1, 2, 4, 8})
+    for (std::size_t vb : {0, 1, 2, 4, 8}) {
+      radix::sort_request req;
+      req.op = vb ? radix::operation::pairs : radix::operation::keys;
+      req.key = kb == 1 ? radix::key_desc_of<std::uint8_t>() : kb == 2 ? radix::key_desc_of<std::uint16_t>()
+                : kb == 4 ? radix::key_desc_of<std::uint32_t>() : radix::key_desc_of<std::uint64_t>();
+      req.value_bytes = vb;
+      req.n = (1 << 24) + 7;
+      req.opts.digit_bits = 11;
+      const od::geometry g = od::geometry_for(f, req);
+      SCOPED_TRACE("kb " + std::to_string(kb) + " vb " + std::to_string(vb));
+      EXPECT_TRUE(g.chunked);
+      EXPECT_EQ(g.digit_bits, 8);
+      EXPECT_GE(g.per_item, 7u);  // 256 x 7 keys or more at every width
+      const std::uint64_t tile = std::uint64_t(f.pol.cs_items) * g.per_item;
+      EXPECT_EQ(g.chunk % tile, 0u);
+      EXPECT_GE(g.items * g.chunk, req.n);
+      EXPECT_LT((g.items - 1) * g.chunk, req.n);
+      EXPECT_LE(od::chunked_local_bytes(f.pol.cs_items, g.per_item, kb, vb, g.wide), f.info.local_mem);
+    }
 }
 
 TEST(OpenclApi, Errors) {
