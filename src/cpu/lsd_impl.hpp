@@ -523,6 +523,9 @@ class sorter {
     const int width = job_.end_bit - job_.begin_bit;
     const int fb = std::min(policy_.fine_msd_bits, width);
     if (fb <= sb || job_.n < 4 * sample_size) return;
+    // Each thread counts 2^fb bins in the scan: worth it only with a few keys
+    // a bin (a many-core machine sorting a few million keys stays coarse).
+    if ((job_.n / threads_) >> fb < 4) return;
     const std::uint64_t step = job_.n / sample_size;
     const U ref = job_.codec(job_.keys[0]);
     U v = 0;
