@@ -90,22 +90,36 @@ layout layout_for(const queue_facts& f, const sort_request& r) {
   return l;
 }
 
-/// A cl_mem that releases itself.
+/// Where a kernel finds one of its arrays: a buffer and a byte offset into it.
+struct ref {
+  cl_mem m = nullptr;
+  std::uint64_t off = 0;
+  bool operator==(const ref&) const = default;
+};
+
+/// A scratch region: a buffer of its own, released with the region, or a
+/// stretch of the caller's workspace (by offset: sub-buffers of a workspace
+/// made every sort on NVIDIA's OpenCL about 100 times slower).
 struct mem {
   cl_mem m = nullptr;
+  std::uint64_t off = 0;  ///< bytes
+  bool owned = false;
   mem() = default;
-  explicit mem(cl_mem x) : m(x) {}
-  mem(mem&& o) noexcept : m(std::exchange(o.m, nullptr)) {}
+  mem(cl_mem x, std::uint64_t o, bool own) : m(x), off(o), owned(own) {}
+  mem(mem&& o) noexcept : m(std::exchange(o.m, nullptr)), off(o.off), owned(std::exchange(o.owned, false)) {}
   mem& operator=(mem&& o) noexcept {
     std::swap(m, o.m);
+    std::swap(off, o.off);
+    std::swap(owned, o.owned);
     return *this;
   }
   ~mem() {
-    if (m) clReleaseMemObject(m);
+    if (owned && m) clReleaseMemObject(m);
   }
+  ref at() const { return {m, off}; }
 };
 
-/// Hands out scratch buffers: sub-buffers of the caller's workspace, or
+/// Hands out scratch regions: stretches of the caller's workspace, or
 /// buffers of their own when there is none.
 class carver {
  public:
@@ -116,11 +130,9 @@ class carver {
     if (ws_) {
       const std::uint64_t size = round_up(bytes, f_.info.base_align);
       if (at_ + size > ws_bytes_) throw out_of_memory("radix: OpenCL workspace too small");
-      cl_buffer_region region{std::size_t(at_), std::size_t(bytes)};
-      cl_mem m = clCreateSubBuffer(ws_, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-      check(err, "clCreateSubBuffer");
+      mem region(ws_, at_, false);
       at_ += size;
-      return mem(m);
+      return region;
     }
     if (bytes > f_.info.max_alloc)
       throw out_of_memory("radix: OpenCL scratch buffer '" + std::string(what) + "' of " + std::to_string(bytes) +
@@ -129,7 +141,7 @@ class carver {
     cl_mem m = clCreateBuffer(f_.context, CL_MEM_READ_WRITE, std::size_t(bytes), nullptr, &err);
     if (err == CL_INVALID_BUFFER_SIZE || err == CL_OUT_OF_RESOURCES) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     check(err, "clCreateBuffer");
-    return mem(m);
+    return mem(m, 0, true);
   }
 
  private:
@@ -157,10 +169,11 @@ class launcher {
       check(err, (std::string("clEnqueueNDRangeKernel(") + name + ")").c_str());
     if (ev) events_.emplace_back(ph, ev);
   }
-  void copy(cl_mem from, cl_mem to, std::uint64_t bytes) {
+  void copy(ref from, ref to, std::uint64_t bytes) {
     if (bytes == 0) return;
     cl_event ev = nullptr;
-    check(clEnqueueCopyBuffer(q_, from, to, 0, 0, std::size_t(bytes), 0, nullptr, profile_ ? &ev : nullptr),
+    check(clEnqueueCopyBuffer(q_, from.m, to.m, std::size_t(from.off), std::size_t(to.off), std::size_t(bytes), 0,
+                              nullptr, profile_ ? &ev : nullptr),
           "clEnqueueCopyBuffer");
     if (ev) events_.emplace_back(phase::other, ev);
   }
@@ -187,6 +200,13 @@ class launcher {
   bool profile_;
   std::vector<std::pair<phase, cl_event>> events_;
 };
+
+/// A buffer argument at `at` and its element offset at `off_at` (the kernels'
+/// trailing o_<name> arguments).
+void set_buf(kernel& k, cl_uint at, cl_uint off_at, ref r, std::size_t elem) {
+  k.arg(at, r.m);
+  k.arg(off_at, cl_ulong(r.off / elem));
+}
 
 void set_codec(kernel& k, cl_uint at, const codec_args& c) {
   k.arg(at + 0, cl_ulong(c.pos_xor));
@@ -341,7 +361,7 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
                phase_times* profile) {
   check_key(r);
   const std::uint64_t n = r.n;
-  cl_mem K = static_cast<cl_mem>(r.keys);
+  const ref K{static_cast<cl_mem>(r.keys), 0};
   const int end_bit = r.opts.end_bit < 0 ? r.key.bits() : r.opts.end_bit;
   const layout l = layout_for(f, r);
   if (ws && ws_bytes < l.total(f.info.base_align))
@@ -384,20 +404,21 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
 
   const geometry& g = l.geo;
   const std::uint64_t kb = r.key.bytes, vb = l.carried;
+  const std::size_t ve = std::max<std::size_t>(vb, 1);  // element of the value arrays (uchar when keys only)
   const bool gen_index = r.op == operation::argsort || via_index;
   // Where the payload starts and where the final keys / payload land.
-  cl_mem V = r.op == operation::pairs && !via_index ? static_cast<cl_mem>(r.values) : nullptr;
-  cl_mem final_vals = r.op == operation::argsort ? static_cast<cl_mem>(r.indices) : via_index ? perm.m : V;
+  const ref V{r.op == operation::pairs && !via_index ? static_cast<cl_mem>(r.values) : nullptr, 0};
+  const ref final_vals = r.op == operation::argsort ? ref{static_cast<cl_mem>(r.indices), 0} : via_index ? perm.at() : V;
 
   // Source of pass 0: the caller's keys, or a (transposed) copy in S[1].
-  cl_mem src_k = K, src_v = V;
+  ref src_k = K, src_v = V;
   bool src_tr = false;
   // The local-sort path reads contiguous tiles: nothing to transpose.
   const bool transpose = f.pol.transpose && g.items > 1 && !g.local_sort && !g.chunked;
   if (transpose) {
     kernel tk(prog, "rx_transpose_keys");
-    tk.arg(0, K);
-    tk.arg(1, S[1].m);
+    set_buf(tk, 0, 5, K, kb);
+    set_buf(tk, 1, 6, S[1].at(), kb);
     tk.arg(2, cl_ulong(n));
     tk.arg(3, cl_ulong(g.chunk));
     tk.arg(4, cl_ulong(g.items));
@@ -405,26 +426,26 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
     const std::size_t global[2] = {std::size_t(round_up(g.chunk, tile)), std::size_t(round_up(g.items, tile))};
     const std::size_t local[2] = {tile, tile};
     run.run(tk, phase::transpose, 2, global, local, "rx_transpose_keys");
-    if (V) {
+    if (V.m) {
       kernel tv(prog, "rx_transpose_vals");
-      tv.arg(0, V);
-      tv.arg(1, SV[1].m);
+      set_buf(tv, 0, 5, V, vb);
+      set_buf(tv, 1, 6, SV[1].at(), vb);
       tv.arg(2, cl_ulong(n));
       tv.arg(3, cl_ulong(g.chunk));
       tv.arg(4, cl_ulong(g.items));
       run.run(tv, phase::transpose, 2, global, local, "rx_transpose_vals");
     }
-    src_k = S[1].m;
-    src_v = V ? SV[1].m : nullptr;
+    src_k = S[1].at();
+    src_v = V.m ? SV[1].at() : ref{};
     src_tr = true;
   } else if (plan.count == 1 && r.op != operation::argsort) {
     // One pass cannot reorder in place: move the input aside first.
-    run.copy(K, S[1].m, n * kb);
-    if (V) run.copy(V, SV[1].m, n * vb);
-    src_k = S[1].m;
-    src_v = V ? SV[1].m : nullptr;
+    run.copy(K, S[1].at(), n * kb);
+    if (V.m) run.copy(V, SV[1].at(), n * vb);
+    src_k = S[1].at();
+    src_v = V.m ? SV[1].at() : ref{};
   }
-  if (!src_v) src_v = H.m;  // not read (gen_index, or keys only); any valid buffer
+  if (!src_v.m) src_v = H.at();  // not read (gen_index, or keys only); any valid buffer
 
   const codec_args codec = codec_for(r.key, r.opts.direction, r.opts.floats);
   const char* count_name = g.chunked ? "rx_cs_count" : g.local_sort ? "rx_ls_count" : "rx_histogram";
@@ -442,87 +463,87 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
     const bool last = p == plan.count - 1;
     const std::uint64_t hist_len = (std::uint64_t(1) << ps.bits) * g.items;
     const std::uint64_t part = ceil_div(hist_len, l.parts);
-    cl_mem dst_k = S[p % 2].m;
+    ref dst_k = S[p % 2].at();
     // The last pass writes the caller's keys; argsort leaves them alone and
-    // drops its keys in whichever scratch buffer is not the pass's source.
-    if (last) dst_k = r.op != operation::argsort ? K : src_k == S[0].m ? S[1].m : S[0].m;
-    cl_mem dst_v = last ? final_vals : SV[p % 2].m;
-    if (!dst_v) dst_v = H.m;  // keys only
+    // drops its keys in whichever scratch region is not the pass's source.
+    if (last) dst_k = r.op != operation::argsort ? K : src_k == S[0].at() ? S[1].at() : S[0].at();
+    ref dst_v = last ? final_vals : SV[p % 2].at();
+    if (!dst_v.m) dst_v = H.at();  // keys only
     const cl_uint in_tr = src_tr ? 1 : 0, out_tr = (!last && transpose) ? 1 : 0;
 
     if (g.chunked) {
-      hk.arg(0, src_k);
+      set_buf(hk, 0, 11, src_k, kb);
       hk.arg(1, cl_ulong(n));
       hk.arg(2, cl_ulong(g.chunk));
       set_codec(hk, 3, codec);
       hk.arg(8, cl_uint(ps.shift));
       hk.arg(9, cl_uint(ps.bits));
-      hk.arg(10, H.m);
+      set_buf(hk, 10, 12, H.at(), pos);
       run.run(hk, phase::histogram, 1, &groups_global, &items, count_name);
     } else if (g.local_sort) {
-      hk.arg(0, src_k);
+      set_buf(hk, 0, 12, src_k, kb);
       hk.arg(1, cl_ulong(n));
       hk.arg(2, cl_uint(g.chunk));
       set_codec(hk, 3, codec);
       hk.arg(8, cl_uint(ps.shift));
       hk.arg(9, cl_uint(ps.bits));
-      hk.arg(10, H.m);
+      set_buf(hk, 10, 13, H.at(), pos);
       hk.local(11, (std::size_t(1) << ps.bits) * sizeof(cl_uint));
       run.run(hk, phase::histogram, 1, &groups_global, &items, "rx_ls_count");
     } else {
-      hk.arg(0, src_k);
+      set_buf(hk, 0, 13, src_k, kb);
       hk.arg(1, cl_ulong(n));
       hk.arg(2, cl_ulong(g.chunk));
       hk.arg(3, in_tr);
       set_codec(hk, 4, codec);
       hk.arg(9, cl_uint(ps.shift));
       hk.arg(10, cl_uint(ps.bits));
-      hk.arg(11, H.m);
+      set_buf(hk, 11, 14, H.at(), pos);
       hk.local(12, (std::size_t(1) << ps.bits) * items * pos);
       run.run(hk, phase::histogram, 1, &groups_global, &items, "rx_histogram");
     }
 
-    ss.arg(0, H.m);
+    set_buf(ss, 0, 5, H.at(), pos);
     ss.arg(1, cl_ulong(hist_len));
     ss.arg(2, cl_ulong(part));
-    ss.arg(3, sums.m);
+    set_buf(ss, 3, 6, sums.at(), pos);
     ss.local(4, scan_wg * pos);
     run.run(ss, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_sums");
-    st.arg(0, sums.m);
+    set_buf(st, 0, 2, sums.at(), pos);
     st.arg(1, cl_uint(l.parts));
     run.run(st, phase::scan, 1, &one, &one, "rx_scan_top");
-    sp.arg(0, H.m);
+    set_buf(sp, 0, 5, H.at(), pos);
     sp.arg(1, cl_ulong(hist_len));
     sp.arg(2, cl_ulong(part));
-    sp.arg(3, sums.m);
+    set_buf(sp, 3, 6, sums.at(), pos);
     sp.local(4, scan_wg * pos);
     run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
 
     if (g.chunked) {
-      rk.arg(0, src_k);
-      rk.arg(1, dst_k);
-      rk.arg(2, src_v);
-      rk.arg(3, dst_v);
+      set_buf(rk, 0, 15, src_k, kb);
+      set_buf(rk, 1, 16, dst_k, kb);
+      set_buf(rk, 2, 17, src_v, ve);
+      set_buf(rk, 3, 18, dst_v, ve);
       rk.arg(4, cl_ulong(n));
       rk.arg(5, cl_ulong(g.chunk));
       set_codec(rk, 6, codec);
       rk.arg(11, cl_uint(ps.shift));
       rk.arg(12, cl_uint(ps.bits));
-      rk.arg(13, H.m);
+      set_buf(rk, 13, 19, H.at(), pos);
       rk.arg(14, cl_uint(gen_index && p == 0 ? 1 : 0));
       run.run(rk, phase::reorder, 1, &groups_global, &items, reorder_name);
     } else if (g.local_sort) {
       const std::size_t R = std::size_t(1) << ps.bits;
-      rk.arg(0, src_k);
-      rk.arg(1, dst_k);
-      rk.arg(2, src_v);
-      rk.arg(3, dst_v);
+      set_buf(rk, 0, 21, src_k, kb);
+      set_buf(rk, 1, 22, dst_k, kb);
+      set_buf(rk, 2, 23, src_v, ve);
+      set_buf(rk, 3, 24, dst_v, ve);
       rk.arg(4, cl_ulong(n));
       rk.arg(5, cl_uint(g.per_item));
       set_codec(rk, 6, codec);
       rk.arg(11, cl_uint(ps.shift));
       rk.arg(12, cl_uint(ps.bits));
-      rk.arg(13, H.m);
+      set_buf(rk, 13, 25, H.at(), pos);
       rk.arg(14, cl_uint(gen_index && p == 0 ? 1 : 0));
       rk.local(15, R * (items + 2) * sizeof(cl_ushort));
       rk.local(16, R * pos);
@@ -532,10 +553,10 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
       rk.local(20, std::size_t(g.chunk) * std::max<std::size_t>(vb, 1));
       run.run(rk, phase::reorder, 1, &groups_global, &items, "rx_ls_reorder");
     } else {
-      rk.arg(0, src_k);
-      rk.arg(1, dst_k);
-      rk.arg(2, src_v);
-      rk.arg(3, dst_v);
+      set_buf(rk, 0, 18, src_k, kb);
+      set_buf(rk, 1, 19, dst_k, kb);
+      set_buf(rk, 2, 20, src_v, ve);
+      set_buf(rk, 3, 21, dst_v, ve);
       rk.arg(4, cl_ulong(n));
       rk.arg(5, cl_ulong(g.chunk));
       rk.arg(6, in_tr);
@@ -543,7 +564,7 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
       set_codec(rk, 8, codec);
       rk.arg(13, cl_uint(ps.shift));
       rk.arg(14, cl_uint(ps.bits));
-      rk.arg(15, H.m);
+      set_buf(rk, 15, 22, H.at(), pos);
       rk.arg(16, cl_uint(gen_index && p == 0 ? 1 : 0));
       rk.local(17, (std::size_t(1) << ps.bits) * items * pos);
       run.run(rk, phase::reorder, 1, &groups_global, &items, "rx_reorder");
@@ -556,12 +577,12 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
 
   if (via_index) {
     // Values the reorder does not carry: gather them by the permutation.
-    cl_mem Vuser = static_cast<cl_mem>(r.values);
-    run.copy(Vuser, copy.m, n * r.value_bytes);
+    const ref Vuser{static_cast<cl_mem>(r.values), 0};
+    run.copy(Vuser, copy.at(), n * r.value_bytes);
     kernel gk(prog, "rx_gather");
-    gk.arg(0, copy.m);
-    gk.arg(1, Vuser);
-    gk.arg(2, perm.m);
+    set_buf(gk, 0, 5, copy.at(), 1);
+    gk.arg(1, Vuser.m);
+    set_buf(gk, 2, 6, perm.at(), vb);
     gk.arg(3, cl_ulong(n));
     gk.arg(4, cl_ulong(r.value_bytes));
     const std::size_t wg = std::min<std::size_t>(64, f.info.max_wg), global = grid_for(n, wg);

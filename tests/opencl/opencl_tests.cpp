@@ -187,6 +187,8 @@ TEST(OpenclPhases, HistogramScanReorderMatchTheirTwin) {
           hk.arg(10, cl_uint(bits));
           hk.arg(11, H.m);
           hk.local(12, (std::size_t(1) << bits) * items * 4);
+          hk.arg(13, cl_ulong(0));  // element offsets of keys and histogram
+          hk.arg(14, cl_ulong(0));
           launch(dev, hk, T, items);
           EXPECT_EQ(H.read<std::uint32_t>(dev, len), want.hist) << "histogram";
 
@@ -198,15 +200,20 @@ TEST(OpenclPhases, HistogramScanReorderMatchTheirTwin) {
           ss.arg(2, cl_ulong(part));
           ss.arg(3, sums.m);
           ss.local(4, pol.scan_items * 4);
+          ss.arg(5, cl_ulong(0));
+          ss.arg(6, cl_ulong(0));
           launch(dev, ss, std::size_t(parts) * pol.scan_items, pol.scan_items);
           st.arg(0, sums.m);
           st.arg(1, cl_uint(parts));
+          st.arg(2, cl_ulong(0));
           launch(dev, st, 1, 1);
           sp.arg(0, H.m);
           sp.arg(1, cl_ulong(len));
           sp.arg(2, cl_ulong(part));
           sp.arg(3, sums.m);
           sp.local(4, pol.scan_items * 4);
+          sp.arg(5, cl_ulong(0));
+          sp.arg(6, cl_ulong(0));
           launch(dev, sp, std::size_t(parts) * pol.scan_items, pol.scan_items);
           EXPECT_EQ(H.read<std::uint32_t>(dev, len), want.scanned) << "scan";
 
@@ -225,6 +232,7 @@ TEST(OpenclPhases, HistogramScanReorderMatchTheirTwin) {
           rk.arg(15, H.m);
           rk.arg(16, cl_uint(0));
           rk.local(17, (std::size_t(1) << bits) * items * 4);
+          for (cl_uint a = 18; a <= 22; ++a) rk.arg(a, cl_ulong(0));
           launch(dev, rk, T, items);
           EXPECT_EQ(out.read<std::uint32_t>(dev, n), want.out) << "reorder";
         }
@@ -323,9 +331,21 @@ od::queue_facts facts_for(od::host_device& dev, const path_config& c) {
   return f;
 }
 
-/// One sort through the engine with the path forced, on buffers.
-void sort_on_device(od::host_device& dev, const path_config& c, const radix::sort_request& req) {
-  od::sort_with(facts_for(dev, c), req, dev.queue, nullptr, 0, nullptr);
+/// One sort through the engine with the path forced, on buffers: with
+/// scratch of its own, or carved out of a workspace (by offsets) that is
+/// poisoned first.
+void sort_on_device(od::host_device& dev, const path_config& c, const radix::sort_request& req,
+                    bool with_ws = false) {
+  const od::queue_facts f = facts_for(dev, c);
+  if (!with_ws) {
+    od::sort_with(f, req, dev.queue, nullptr, 0, nullptr);
+  } else {
+    const std::size_t wsb = od::workspace_impl(f, req);
+    std::vector<std::byte> junk(std::max<std::size_t>(wsb, 1));
+    rt::poison(junk.data(), junk.size());
+    buf W(dev, junk);
+    od::sort_with(f, req, dev.queue, W.m, wsb, nullptr);
+  }
   od::check(clFinish(dev.queue), "clFinish");
 }
 
@@ -356,9 +376,12 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
         for (auto& x : k) x = std::uint32_t(r() % 5000) * 4099u;
         auto want = k;
         radix::sort(std::span<std::uint32_t>(want), cpu);
-        buf K(dev, k);
-        sort_on_device(dev, ls, od::request<std::uint32_t>(radix::operation::keys, K.m, n, {}));
-        ASSERT_EQ(K.read<std::uint32_t>(dev, n), want);
+        for (bool ws : {false, true}) {
+          SCOPED_TRACE(ws ? "workspace" : "own scratch");
+          buf K(dev, k);
+          sort_on_device(dev, ls, od::request<std::uint32_t>(radix::operation::keys, K.m, n, {}), ws);
+          ASSERT_EQ(K.read<std::uint32_t>(dev, n), want);
+        }
       }
     }
     {  // keys: float descending (codec in the kernels), one pass (bit range of 8 bits)
@@ -395,10 +418,13 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
         auto wk = k;
         auto wv = v;
         radix::sort_pairs(std::span<std::uint16_t>(wk), std::span<std::uint64_t>(wv), cpu);
-        buf K(dev, k), V(dev, v);
-        sort_on_device(dev, ls, od::pairs_request<std::uint16_t, std::uint64_t>(K.m, V.m, n, {}));
-        ASSERT_EQ(K.read<std::uint16_t>(dev, n), wk);
-        ASSERT_EQ(V.read<std::uint64_t>(dev, n), wv);
+        for (bool ws : {false, true}) {
+          SCOPED_TRACE(ws ? "workspace" : "own scratch");
+          buf K(dev, k), V(dev, v);
+          sort_on_device(dev, ls, od::pairs_request<std::uint16_t, std::uint64_t>(K.m, V.m, n, {}), ws);
+          ASSERT_EQ(K.read<std::uint16_t>(dev, n), wk);
+          ASSERT_EQ(V.read<std::uint64_t>(dev, n), wv);
+        }
       }
     }
     {  // argsort: i64 keys into 32-bit indices (8 passes), keys untouched
@@ -409,10 +435,13 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
         for (auto& x : k) x = std::int64_t(r() % 777) - 388 + (std::int64_t(r() % 3) << 40);
         std::vector<std::uint32_t> want(n);
         radix::argsort(std::span<const std::int64_t>(k), std::span<std::uint32_t>(want), cpu);
-        buf K(dev, k), I(dev, n * 4);
-        sort_on_device(dev, ls, od::argsort_request<std::int64_t, std::uint32_t>(K.m, I.m, n, {}));
-        ASSERT_EQ(I.read<std::uint32_t>(dev, n), want);
-        ASSERT_EQ(K.read<std::int64_t>(dev, n), k);
+        for (bool ws : {false, true}) {
+          SCOPED_TRACE(ws ? "workspace" : "own scratch");
+          buf K(dev, k), I(dev, n * 4);
+          sort_on_device(dev, ls, od::argsort_request<std::int64_t, std::uint32_t>(K.m, I.m, n, {}), ws);
+          ASSERT_EQ(I.read<std::uint32_t>(dev, n), want);
+          ASSERT_EQ(K.read<std::int64_t>(dev, n), k);
+        }
       }
     }
   }

@@ -96,6 +96,10 @@ inline uint digit_of(codec_t c, key_t u, uint shift, uint mask) {
 }
 
 #define RX_CODEC_ARGS ulong c_pos, ulong c_neg, ulong c_flip, ulong c_nan, int c_canon
+// Kernels that touch the sort's scratch take, as their last arguments, an
+// element offset per buffer (o_<name>): the scratch is carved out of one
+// workspace buffer by offsets, not sub-buffers (NVIDIA's OpenCL made every
+// sort on sub-buffers of a workspace 100 times slower).
 #define RX_CODEC make_codec(c_pos, c_neg, c_flip, c_nan, c_canon)
 
 inline ulong slot_at(ulong j, ulong chunk, ulong T, uint transposed) {
@@ -120,8 +124,11 @@ __kernel void rx_ordered(__global const key_t* in, __global key_t* out, ulong n,
 // memory so that both the reads and the writes are contiguous.
 #define RX_TRANSPOSE(NAME, T_)                                                                    \
   __kernel __attribute__((reqd_work_group_size(RX_TILE, RX_TILE, 1))) void NAME(                  \
-      __global const T_* in, __global T_* out, ulong n, ulong chunk, ulong T) {                   \
+      __global const T_* in, __global T_* out, ulong n, ulong chunk, ulong T, ulong o_in,         \
+      ulong o_out) {                                                                              \
     __local T_ tile[RX_TILE][RX_TILE + 1];                                                        \
+    in += o_in;                                                                                   \
+    out += o_out;                                                                                 \
     const ulong col0 = (ulong)get_group_id(0) * RX_TILE, row0 = (ulong)get_group_id(1) * RX_TILE; \
     const uint lx = get_local_id(0), ly = get_local_id(1);                                        \
     ulong row = row0 + ly, col = col0 + lx, j = row * chunk + col;                                \
@@ -143,7 +150,9 @@ RX_TRANSPOSE(rx_transpose_vals, val_t)
 // then the group writes H(c, t) = hist[c*T + t] for every digit c.
 __kernel __attribute__((reqd_work_group_size(RX_ITEMS, 1, 1))) void rx_histogram(
     __global const key_t* keys, ulong n, ulong chunk, uint transposed, RX_CODEC_ARGS, uint shift, uint bits,
-    __global pos_t* hist, __local pos_t* loc) {
+    __global pos_t* hist, __local pos_t* loc, ulong o_keys, ulong o_hist) {
+  keys += o_keys;
+  hist += o_hist;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0);
   const ulong T = (ulong)get_num_groups(0) * RX_ITEMS, t = (ulong)g * RX_ITEMS + i;
@@ -168,7 +177,10 @@ __kernel __attribute__((reqd_work_group_size(RX_ITEMS, 1, 1))) void rx_histogram
 // (rx_scan_top), each group scans its part starting from its offset
 // (rx_scan_parts). Three launches; no group ever waits for another.
 __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_sums(
-    __global const pos_t* hist, ulong len, ulong part, __global pos_t* sums, __local pos_t* tmp) {
+    __global const pos_t* hist, ulong len, ulong part, __global pos_t* sums, __local pos_t* tmp, ulong o_hist,
+    ulong o_sums) {
+  hist += o_hist;
+  sums += o_sums;
   const uint i = get_local_id(0), g = get_group_id(0);
   const ulong begin = (ulong)g * part, end = min(begin + part, len);
   pos_t s = 0;
@@ -182,8 +194,9 @@ __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_su
   if (i == 0) sums[g] = tmp[0];
 }
 
-__kernel void rx_scan_top(__global pos_t* sums, uint parts) {
+__kernel void rx_scan_top(__global pos_t* sums, uint parts, ulong o_sums) {
   if (get_global_id(0) != 0) return;
+  sums += o_sums;
   pos_t run = 0;
   for (uint p = 0; p < parts; ++p) {
     const pos_t v = sums[p];
@@ -193,7 +206,10 @@ __kernel void rx_scan_top(__global pos_t* sums, uint parts) {
 }
 
 __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_parts(
-    __global pos_t* hist, ulong len, ulong part, __global const pos_t* sums, __local pos_t* tmp) {
+    __global pos_t* hist, ulong len, ulong part, __global const pos_t* sums, __local pos_t* tmp, ulong o_hist,
+    ulong o_sums) {
+  hist += o_hist;
+  sums += o_sums;
   const uint i = get_local_id(0), g = get_group_id(0);
   const ulong begin = (ulong)g * part, end = min(begin + part, len);
   pos_t carry = sums[g];
@@ -223,7 +239,13 @@ __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_pa
 __kernel __attribute__((reqd_work_group_size(RX_ITEMS, 1, 1))) void rx_reorder(
     __global const key_t* keys_in, __global key_t* keys_out, __global const val_t* vals_in, __global val_t* vals_out,
     ulong n, ulong chunk, uint in_transposed, uint out_transposed, RX_CODEC_ARGS, uint shift, uint bits,
-    __global const pos_t* hist, uint gen_index, __local pos_t* loc) {
+    __global const pos_t* hist, uint gen_index, __local pos_t* loc, ulong o_kin, ulong o_kout, ulong o_vin,
+    ulong o_vout, ulong o_hist) {
+  keys_in += o_kin;
+  keys_out += o_kout;
+  vals_in += o_vin;
+  vals_out += o_vout;
+  hist += o_hist;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0);
   const ulong T = (ulong)get_num_groups(0) * RX_ITEMS, t = (ulong)g * RX_ITEMS + i;
@@ -263,7 +285,9 @@ __kernel __attribute__((reqd_work_group_size(RX_ITEMS, 1, 1))) void rx_reorder(
 // depend on the order of the increments, and the reads stay coalesced.
 __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_count(
     __global const key_t* keys, ulong n, uint tile, RX_CODEC_ARGS, uint shift, uint bits, __global pos_t* counts,
-    __local volatile uint* h) {
+    __local volatile uint* h, ulong o_keys, ulong o_counts) {
+  keys += o_keys;
+  counts += o_counts;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0), tiles = get_num_groups(0);
   const uint R = 1u << bits, mask = R - 1u;
@@ -291,7 +315,12 @@ __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reo
     __global const key_t* keys_in, __global key_t* keys_out, __global const val_t* vals_in, __global val_t* vals_out,
     ulong n, uint per_item, RX_CODEC_ARGS, uint shift, uint bits, __global const pos_t* starts, uint gen_index,
     __local ushort* cnt, __local pos_t* off, __local ushort* dbase, __local uint* part, __local key_t* skeys,
-    __local val_t* svals) {
+    __local val_t* svals, ulong o_kin, ulong o_kout, ulong o_vin, ulong o_vout, ulong o_starts) {
+  keys_in += o_kin;
+  keys_out += o_kout;
+  vals_in += o_vin;
+  vals_out += o_vout;
+  starts += o_starts;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0), tiles = get_num_groups(0);
   const uint R = 1u << bits, mask = R - 1u, tile = per_item * RX_LS_ITEMS;
@@ -396,8 +425,11 @@ __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reo
 // Four copies of the counters picked by item: fewer colliding local atomics on
 // skewed input. The count of a digit does not depend on the order of increments.
 __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_count(
-    __global const key_t* keys, ulong n, ulong chunk, RX_CODEC_ARGS, uint shift, uint bits, __global pos_t* counts) {
+    __global const key_t* keys, ulong n, ulong chunk, RX_CODEC_ARGS, uint shift, uint bits, __global pos_t* counts,
+    ulong o_keys, ulong o_counts) {
   __local volatile uint h[4 * 256];
+  keys += o_keys;
+  counts += o_counts;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
   const uint R = 1u << bits, mask = R - 1u;
@@ -449,7 +481,8 @@ inline uint cs_sub(codec_t c, key_t key, uint slot, uint total, uint sshift, uin
 
 __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reorder(
     __global const key_t* keys_in, __global key_t* keys_out, __global const val_t* vals_in, __global val_t* vals_out,
-    ulong n, ulong chunk, RX_CODEC_ARGS, uint shift, uint bits, __global const pos_t* starts, uint gen_index) {
+    ulong n, ulong chunk, RX_CODEC_ARGS, uint shift, uint bits, __global const pos_t* starts, uint gen_index,
+    ulong o_kin, ulong o_kout, ulong o_vin, ulong o_vout, ulong o_starts) {
   __local key_t lk[RX_CS_PAD(RX_CS_TILE)];
 #if RX_VAL_BYTES
   __local val_t lv[RX_CS_PAD(RX_CS_TILE)];
@@ -461,6 +494,11 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reo
   __local ushort first[256], past[256];
   __local uchar ld[RX_CS_TILE];  // the sorted tile's digits
 
+  keys_in += o_kin;
+  keys_out += o_kout;
+  vals_in += o_vin;
+  vals_out += o_vout;
+  starts += o_starts;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
   const uint R = 1u << bits, mask = R - 1u;
@@ -598,7 +636,9 @@ __kernel void rx_iota(__global val_t* out, ulong n) {
 // dst[j] = src[idx[j]] for values of `vbytes` bytes (pairs with values the
 // reorder does not carry: sorted as keys + index, then gathered).
 __kernel void rx_gather(__global const uchar* src, __global uchar* dst, __global const val_t* idx, ulong n,
-                        ulong vbytes) {
+                        ulong vbytes, ulong o_src, ulong o_idx) {
+  src += o_src;  // bytes
+  idx += o_idx;
   for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
     const ulong from = (ulong)idx[j] * vbytes, to = j * vbytes;
     for (ulong b = 0; b < vbytes; ++b) dst[to + b] = src[from + b];
