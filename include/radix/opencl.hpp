@@ -19,7 +19,8 @@
 // TWO WAYS TO CALL:
 //  - With a workspace: ask *_workspace_bytes(queue, n, options) once, create
 //    a buffer of that size in the queue's context, pass it in. The sort then
-//    creates no buffers of its own (it carves sub-buffers out of yours).
+//    creates no buffers of its own (its scratch lies in yours, at offsets),
+//    and is the faster way (no buffer creation per call).
 //  - Without: the call creates its scratch buffers and releases them once
 //    the queued work no longer needs them (OpenCL keeps them alive until then).
 //

@@ -192,8 +192,8 @@ policy policy_for(const device_info& d) {
     // local_sort=2 (the default since the second run of 2026-11-22): each
     // group walks a contiguous chunk of 256 x 8-key tiles, 32 groups per
     // compute unit, so the count matrix is 2^r x G and the tile's ranking
-    // runs in registers (cl_sort.cpp). H100, 2^26 u32: 4.15 ms of device time
-    // against 5.5 ms for local_sort=1 (bench/results/opencl-h100-2026-11-22-c.md).
+    // runs in registers (cl_sort.cpp). H100, 2^26 u32: 4.2-4.4 ms of device
+    // time against 5.5 ms for local_sort=1 (bench/results/opencl-h100-2026-11-22-c.md, -d.md).
     p.scan_parts = 1024;
     p.local_sort = 2;
     p.ls_items = 32;
