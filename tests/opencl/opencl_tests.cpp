@@ -447,6 +447,16 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
   }
 }
 
+/// Keys (vb == 0) or pairs of unsigned keys of kb bytes and values of vb bytes.
+radix::sort_request width_request(std::size_t kb, std::size_t vb) {
+  radix::sort_request req;
+  req.op = vb ? radix::operation::pairs : radix::operation::keys;
+  req.key = kb == 1 ? radix::key_desc_of<std::uint8_t>() : kb == 2 ? radix::key_desc_of<std::uint16_t>()
+            : kb == 4 ? radix::key_desc_of<std::uint32_t>() : radix::key_desc_of<std::uint64_t>();
+  req.value_bytes = vb;
+  return req;
+}
+
 /// The policy's local_sort field: printed, and parsed from RADIX_OPENCL_POLICY.
 TEST(OpenclPaths, LocalSortGeometryFitsLocalMemory) {
   SKIP_WITHOUT_DEVICE();
@@ -456,11 +466,7 @@ TEST(OpenclPaths, LocalSortGeometryFitsLocalMemory) {
   f.info.local_mem = 48 * 1024;
   for (std::size_t kb : {1, 2, 4, 8})
     for (std::size_t vb : {0, 1, 2, 4, 8}) {
-      radix::sort_request req;
-      req.op = vb ? radix::operation::pairs : radix::operation::keys;
-      req.key = kb == 1 ? radix::key_desc_of<std::uint8_t>() : kb == 2 ? radix::key_desc_of<std::uint16_t>()
-                : kb == 4 ? radix::key_desc_of<std::uint32_t>() : radix::key_desc_of<std::uint64_t>();
-      req.value_bytes = vb;
+      radix::sort_request req = width_request(kb, vb);
       req.n = 1 << 20;
       const od::geometry g = od::geometry_for(f, req);
       SCOPED_TRACE("kb " + std::to_string(kb) + " vb " + std::to_string(vb));
@@ -484,11 +490,7 @@ TEST(OpenclPaths, ChunkedGeometryFitsLocalMemory) {
   f.info.local_mem = 48 * 1024;
   for (std::size_t kb : {1, 2, 4, 8})
     for (std::size_t vb : {0, 1, 2, 4, 8}) {
-      radix::sort_request req;
-      req.op = vb ? radix::operation::pairs : radix::operation::keys;
-      req.key = kb == 1 ? radix::key_desc_of<std::uint8_t>() : kb == 2 ? radix::key_desc_of<std::uint16_t>()
-                : kb == 4 ? radix::key_desc_of<std::uint32_t>() : radix::key_desc_of<std::uint64_t>();
-      req.value_bytes = vb;
+      radix::sort_request req = width_request(kb, vb);
       req.n = (1 << 24) + 7;
       req.opts.digit_bits = 11;
       const od::geometry g = od::geometry_for(f, req);

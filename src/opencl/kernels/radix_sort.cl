@@ -100,6 +100,11 @@ inline uint digit_of(codec_t c, key_t u, uint shift, uint mask) {
 // element offset per buffer (o_<name>): the scratch is carved out of one
 // workspace buffer by offsets, not sub-buffers (NVIDIA's OpenCL made every
 // sort on sub-buffers of a workspace 100 times slower).
+#define RX_IO_OFFSETS \
+  keys_in += o_kin;   \
+  keys_out += o_kout; \
+  vals_in += o_vin;   \
+  vals_out += o_vout
 #define RX_CODEC make_codec(c_pos, c_neg, c_flip, c_nan, c_canon)
 
 inline ulong slot_at(ulong j, ulong chunk, ulong T, uint transposed) {
@@ -241,10 +246,7 @@ __kernel __attribute__((reqd_work_group_size(RX_ITEMS, 1, 1))) void rx_reorder(
     ulong n, ulong chunk, uint in_transposed, uint out_transposed, RX_CODEC_ARGS, uint shift, uint bits,
     __global const pos_t* hist, uint gen_index, __local pos_t* loc, ulong o_kin, ulong o_kout, ulong o_vin,
     ulong o_vout, ulong o_hist) {
-  keys_in += o_kin;
-  keys_out += o_kout;
-  vals_in += o_vin;
-  vals_out += o_vout;
+  RX_IO_OFFSETS;
   hist += o_hist;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0);
@@ -316,10 +318,7 @@ __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reo
     ulong n, uint per_item, RX_CODEC_ARGS, uint shift, uint bits, __global const pos_t* starts, uint gen_index,
     __local ushort* cnt, __local pos_t* off, __local ushort* dbase, __local uint* part, __local key_t* skeys,
     __local val_t* svals, ulong o_kin, ulong o_kout, ulong o_vin, ulong o_vout, ulong o_starts) {
-  keys_in += o_kin;
-  keys_out += o_kout;
-  vals_in += o_vin;
-  vals_out += o_vout;
+  RX_IO_OFFSETS;
   starts += o_starts;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0), tiles = get_num_groups(0);
@@ -494,10 +493,7 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reo
   __local ushort first[256], past[256];
   __local uchar ld[RX_CS_TILE];  // the sorted tile's digits
 
-  keys_in += o_kin;
-  keys_out += o_kout;
-  vals_in += o_vin;
-  vals_out += o_vout;
+  RX_IO_OFFSETS;
   starts += o_starts;
   const codec_t c = RX_CODEC;
   const uint i = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
