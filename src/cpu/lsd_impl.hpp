@@ -398,8 +398,17 @@ class sorter {
     scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, msd, nullptr, hist, none);
     trace_.mark("msd scatter");
 
+    sort_buckets(hist, 1u << d1, target, lo, varying, [&](unsigned) { return hi - d1; });
+    trace_.mark("buckets");
+    trace_.print("hybrid", n, d1);
+  }
+
+  /// After the MSD pass (per-thread counts `hist` of R buckets): every bucket,
+  /// in parallel, sorted on bits [lo, top(b)) and written to its final place.
+  template <class Top>
+  void sort_buckets(const std::vector<std::uint64_t>& hist, unsigned R, std::uint64_t target, int lo, U varying,
+                    Top top) {
     // Bucket b spans [start[b], start[b + 1]) in scratch.
-    const unsigned R = 1u << d1;
     std::vector<std::uint64_t> start(R + 1, 0);
     for (unsigned b = 0; b < R; ++b) {
       std::uint64_t c = 0;
@@ -413,12 +422,10 @@ class sorter {
       for (unsigned b; (b = next.fetch_add(1, std::memory_order_relaxed)) < R;) {
         const std::uint64_t off = start[b], m = start[b + 1] - off;
         if (m == 0) continue;
-        w.sort(off, m, lo, hi - d1, varying);
+        w.sort(off, m, lo, top(b), varying);
       }
       stream_fence();
     });
-    trace_.mark("buckets");
-    trace_.print("hybrid", n, d1);
   }
 
   /// The hybrid route over a fine window (choose_fine_window): the scan's
@@ -470,23 +477,8 @@ class sorter {
     scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, window, nullptr, hist, none, lut.data(), R);
     trace_.mark("msd scatter");
 
-    std::vector<std::uint64_t> start(R + 1, 0);
-    for (unsigned b = 0; b < R; ++b) {
-      std::uint64_t c = 0;
-      for (unsigned t = 0; t < threads_; ++t) c += hist[std::size_t(t) * R + b];
-      start[b + 1] = start[b] + c;
-    }
-    const std::uint64_t cap = 4 * target;
-    std::atomic<unsigned> next{0};
-    thread_pool::instance().run(threads_, [&](unsigned) {
-      bucket_worker w(*this, cap);
-      for (unsigned b; (b = next.fetch_add(1, std::memory_order_relaxed)) < R;) {
-        const std::uint64_t off = start[b], m = start[b + 1] - off;
-        if (m == 0) continue;
-        const int top = spec_shift_ + int(std::bit_width(first[b] ^ last[b]));
-        w.sort(off, m, lo, std::clamp(top, lo, hi), varying);
-      }
-      stream_fence();
+    sort_buckets(hist, R, target, lo, varying, [&](unsigned b) {
+      return std::clamp(spec_shift_ + int(std::bit_width(first[b] ^ last[b])), lo, hi);
     });
     trace_.mark("buckets");
     trace_.print(("hybrid-fine buckets=" + std::to_string(R)).c_str(), n, spec_bits_);
