@@ -519,11 +519,16 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
     sp.local(4, scan_wg * pos);
     run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
 
+    // The reorders' first four arguments (keys in / out, values in / out)
+    // and their element offsets, which start at `off_at`.
+    auto set_io = [&](kernel& k, cl_uint off_at) {
+      set_buf(k, 0, off_at, src_k, kb);
+      set_buf(k, 1, off_at + 1, dst_k, kb);
+      set_buf(k, 2, off_at + 2, src_v, ve);
+      set_buf(k, 3, off_at + 3, dst_v, ve);
+    };
     if (g.chunked) {
-      set_buf(rk, 0, 15, src_k, kb);
-      set_buf(rk, 1, 16, dst_k, kb);
-      set_buf(rk, 2, 17, src_v, ve);
-      set_buf(rk, 3, 18, dst_v, ve);
+      set_io(rk, 15);
       rk.arg(4, cl_ulong(n));
       rk.arg(5, cl_ulong(g.chunk));
       set_codec(rk, 6, codec);
@@ -534,10 +539,7 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
       run.run(rk, phase::reorder, 1, &groups_global, &items, reorder_name);
     } else if (g.local_sort) {
       const std::size_t R = std::size_t(1) << ps.bits;
-      set_buf(rk, 0, 21, src_k, kb);
-      set_buf(rk, 1, 22, dst_k, kb);
-      set_buf(rk, 2, 23, src_v, ve);
-      set_buf(rk, 3, 24, dst_v, ve);
+      set_io(rk, 21);
       rk.arg(4, cl_ulong(n));
       rk.arg(5, cl_uint(g.per_item));
       set_codec(rk, 6, codec);
@@ -553,10 +555,7 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
       rk.local(20, std::size_t(g.chunk) * std::max<std::size_t>(vb, 1));
       run.run(rk, phase::reorder, 1, &groups_global, &items, "rx_ls_reorder");
     } else {
-      set_buf(rk, 0, 18, src_k, kb);
-      set_buf(rk, 1, 19, dst_k, kb);
-      set_buf(rk, 2, 20, src_v, ve);
-      set_buf(rk, 3, 21, dst_v, ve);
+      set_io(rk, 18);
       rk.arg(4, cl_ulong(n));
       rk.arg(5, cl_ulong(g.chunk));
       rk.arg(6, in_tr);
