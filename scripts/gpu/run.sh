@@ -4,7 +4,7 @@
 # (memcheck, racecheck, synccheck) over small cases of every kernel, and the
 # benchmark. Logs go to $OUT (default ./out).
 #
-#   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench
+#   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench (ALTS, ALT_ARGS)
 #                                     records algos pic broadphase lbvh filesort opencl
 #                                     (default: build test conformance sanitize large bench)
 # algos (issue 4, runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
@@ -118,10 +118,14 @@ if has bench || has quickbench; then
   cat "$OUT/bench.md"
 fi
 if has altbench; then
-  # Tuning experiment: the alternative sm_90 policy for 32-bit keys (policy.hpp).
-  RADIX_CUDA_ALT_POLICY=1 "$BENCH" --only u32 ${BENCH_ARGS:-} > "$OUT/bench_alt.md" 2>> "$OUT/bench.log"
-  note "-- RADIX_CUDA_ALT_POLICY=1 radix_cuda_bench --only u32: exit $?"
-  grep "^| " "$OUT/bench_alt.md"
+  # Tuning experiments: the alternative sm_90 policies (policy.hpp, sm90_alt_policy;
+  # build with GPU_CMAKE_ARGS=-DCMAKE_CUDA_FLAGS=-DRADIX_CUDA_ALT_POLICY_BUILD), each
+  # in its own process with the same arguments (ALT_ARGS, default BENCH_ARGS).
+  for a in ${ALTS:-1 2 3}; do
+    RADIX_CUDA_ALT_POLICY=$a "$BENCH" ${ALT_ARGS:-${BENCH_ARGS:-}} > "$OUT/bench_alt$a.md" 2>> "$OUT/bench.log"
+    note "-- RADIX_CUDA_ALT_POLICY=$a radix_cuda_bench ${ALT_ARGS:-${BENCH_ARGS:-}}: exit $?"
+    grep "^| " "$OUT/bench_alt$a.md" | tee -a "$SUMMARY"
+  done
 fi
 if has records; then
   # Record sorting (issue 10): radix::cuda::sort_records vs CUB / Thrust + plain gather.

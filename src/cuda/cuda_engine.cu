@@ -34,14 +34,14 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
             << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
             << ", hist_vectors=" << p.hist_vectors << ", ring_tiles=" << (1 << p.ring_log2)
             << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
-            << ", small_n=" << p.small_n << ", prefetch=" << (p.prefetch ? "on" : "off") << "}";
+            << ", small_n=" << p.small_n << ", early_counts=" << (p.early_counts ? "on" : "off") << "}";
 }
 
 onesweep_tuning& tuning_override() {
   static onesweep_tuning t = [] {
     onesweep_tuning d;
     const char* alt = std::getenv("RADIX_CUDA_ALT_POLICY");
-    d.alt_policy = alt && alt[0] == '1';
+    d.alt_policy = alt && alt[0] >= '1' && alt[0] <= '3' ? alt[0] - '0' : 0;
     return d;
   }();
   return t;
@@ -440,7 +440,14 @@ namespace radix::cuda {
 std::string engine_info() {
   std::ostringstream os;
   os << "onesweep sm_90 policies:";
-  for (int kb : {1, 2, 4, 8}) os << " " << kb * 8 << "-bit keys " << cuda_detail::sm90_policy(kb) << ";";
+  for (int kb : {1, 2, 4, 8})
+    for (int vb : {0, 4, 8}) {
+      if (kb < 4 && vb) continue;  // one policy for 8- and 16-bit keys
+      os << " " << kb * 8 << "-bit keys";
+      if (kb >= 4) os << (vb ? (vb == 4 ? ", values <= 4 bytes " : ", wider values ") : ", keys only ");
+      else os << " ";
+      os << cuda_detail::sm90_policy(kb, vb) << ";";
+    }
   os << " reduce_then_scan tiles:";
   for (const auto& t : cuda_detail::sm90_rts_tiles) os << " " << t;
   os << "; four_way tiles:";

@@ -1,5 +1,5 @@
 // Tuning of the CUDA engine, as data: one small printable struct per
-// architecture and key width. Kernels take threads and items per thread as
+// architecture, key width and value width. Kernels take threads and items per thread as
 // template arguments read from these constexpr tables; everything else
 // (ring size, look-back limit, small-input threshold) is a run-time value.
 #pragma once
@@ -19,35 +19,46 @@ struct onesweep_policy {
   int lookback_limit;    ///< L: a tile looks back at most this many tiles
   int tail_bits;         ///< tail iterator: tiles in a group may finish out of order
   std::uint64_t small_n; ///< at or below: one block sorts the whole input in one launch
-  bool prefetch = false;   ///< scatter: cp.async the next tile's keys while the current one scatters
+  bool early_counts;     ///< scatter: count digits (shared atomics) and publish before ranking (CUB's "early counts")
   constexpr int tile() const { return threads * items; }
 };
 
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
-/// sm_90 (H100). Tiles: 8-bit digits, 512 threads. Ring: 1024 tiles = 2 MiB,
-/// look-back limit 256, tail groups of 256 tiles (a tile waits for its slot
-/// only when more than 1024 - 256 - 255 tiles are in flight: never here).
-constexpr onesweep_policy sm90_policy(int key_bytes) {
+/// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
+/// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles. Scatter
+/// tiles: 12 warps (CUB 3.0's sm_90 shape) for 32- and 64-bit keys, chosen by
+/// measurement (NOTES.md, timeline rows 17-20): keys only rank first; with
+/// values, and 64-bit keys, the early counts win. Values wider than 4 bytes
+/// take shorter tiles so that two blocks still fit an SM's shared memory.
+constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
+  auto make = [](int threads, int items, bool early) {
+    return onesweep_policy{threads, items, 2, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items, early};
+  };
   switch (key_bytes) {
-    case 1: return {512, 16, 2, 8, 256, 4, 10, 256, 8, 8192};
-    case 2: return {512, 16, 2, 8, 256, 4, 10, 256, 8, 8192};
-    case 4: return {512, 15, 2, 8, 256, 4, 10, 256, 8, 7680};
-    default: return {512, 10, 2, 8, 256, 4, 10, 256, 8, 5120};
+    case 1:
+    case 2: return make(512, 16, false);
+    case 4:
+      if (value_bytes == 0) return make(384, 20, false);
+      return value_bytes <= 4 ? make(384, 23, true) : make(384, 16, true);
+    default: return make(384, 16, true);
   }
 }
 
-/// An alternative sm_90 policy for 32-bit keys (keys only, 32-bit values),
-/// selected at run time with RADIX_CUDA_ALT_POLICY=1 for tuning experiments
-/// (NOTES.md): now the scatter kernel prefetching the next tile's keys
-/// (cp.async into a third shared buffer while the current tile scatters).
-/// Earlier: __match_any_sync ranking (timeline row 8, worse than ballots).
-constexpr onesweep_policy sm90_alt_policy(int key_bytes) {
-  onesweep_policy p = sm90_policy(key_bytes);
-  p.prefetch = true;
+/// A/B slots for tuning experiments (NOTES.md), compiled in only with
+/// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys (keys only or 32-bit
+/// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3. Their
+/// tiles must hold at least the default's small_n keys (the single-tile
+/// decision is the default policy's).
+constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
+  onesweep_policy p = sm90_policy(key_bytes, value_bytes);
+  switch (which) {
+    case 1: p.early_counts = !p.early_counts; break;            // the other ranking order
+    case 2: p.min_blocks = key_bytes == 4 && value_bytes == 0 ? 3 : 2; break;  // 56 registers, 3 blocks per SM
+    default: p.items += 2; p.small_n = p.tile(); break;           // longer tiles
+  }
   return p;
 }
-
 
 /// A tile shape of the seed algorithms (src/cuda/seed/): threads per block and
 /// keys per thread. variant::tile indexes the algorithm's table below; every

@@ -200,7 +200,8 @@ __global__ void lookback_kernel(cd::control* ctl, unsigned long long* ring, cd::
   __shared__ unsigned seq_s;
   if (threadIdx.x == 0) {
     const unsigned seq = atomicAdd(&ctl->ticket[0], 1u);
-    cd::ring::wait_for_slot(ctl, seq, c);
+    unsigned known = 0;
+    cd::ring::wait_for_slot(ctl, seq, c, known);
     seq_s = seq;
   }
   __syncwarp();

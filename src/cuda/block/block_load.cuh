@@ -3,12 +3,7 @@
 // order (item i of lane l is element i*32 + l), the order the ranking needs
 // for stability. Partial sub-tiles and unaligned sources fall back to scalar
 // loads.
-//
-// The same copy can be split in two for prefetching (scatter_agent's
-// Prefetch variant): prefetch() issues the copies of a later sub-tile and
-// commits them as one cp.async group, without waiting; striped_prefetched()
-// waits for the group and reads the registers. Both run on the whole warp, on
-// a scratch region no other warp touches.
+
 #pragma once
 #include "../common.cuh"
 
@@ -41,36 +36,6 @@ struct warp_load {
       const int idx = i * 32 + int(lane);
       out[i] = idx < valid ? ld_nc(src + idx) : fill;
     }
-  }
-
-  /// Whether prefetch() can take a sub-tile: full (`valid` >= elems), src
-  /// 16-byte aligned, and a sub-tile a whole number of 16-byte vectors.
-  __device__ __forceinline__ static bool can_prefetch(const T* src, int valid) {
-    if constexpr (vectorizable) {
-      return valid >= elems && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0;
-    } else {
-      return false;
-    }
-  }
-
-  /// Whole warp, only where can_prefetch(src, ...): starts the copies of the
-  /// sub-tile at src into warp_smem (elems elements) and commits them as one
-  /// group; does not wait. Until striped_prefetched() returns, no lane may
-  /// read or write warp_smem.
-  __device__ __forceinline__ static void prefetch(const T* src, T* warp_smem) {
-    if constexpr (vectorizable) {
-      copy_async(src, warp_smem, lane_id());
-      asm volatile("cp.async.commit_group;\n" ::: "memory");
-    }
-  }
-
-  /// Whole warp, after prefetch(): waits for this thread's cp.async groups,
-  /// then (after a warp barrier: each lane reads vectors other lanes copied)
-  /// reads the items warp-striped. Ends with a warp barrier: warp_smem may be
-  /// reused by any lane afterwards.
-  __device__ __forceinline__ static void striped_prefetched(T (&out)[Items], const T* warp_smem) {
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-    read_striped(out, warp_smem, lane_id());
   }
 
  private:

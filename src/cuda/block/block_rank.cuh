@@ -84,31 +84,39 @@ struct block_rank {
   template <bool Partial>
   __device__ __forceinline__ static void rank_warp_impl(const unsigned (&digit)[Items], unsigned (&rank)[Items],
                                                         storage& s) {
-    const unsigned warp = threadIdx.x / 32, lane = lane_id();
-    unsigned* hist = s.warp_hist[warp];
+    unsigned* hist = warp_counters(s);
     const unsigned lt = lanemask_lt();
-    const unsigned gt = ~(lt | (1u << lane));
+    const unsigned gt = ~(lt | (1u << lane_id()));
 #pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const unsigned d = digit[i];
-      const unsigned peers = peers_of<Partial>(d);
-      // The warp owns its counter row and ranks item by item: every lane of a
-      // digit group reads the count (one broadcast), the group's highest lane
-      // writes it back advanced. No atomic, no shuffle, no branch. The first
-      // __syncwarp orders the group's reads before the write (lanes are
-      // converged here, but the memory model does not promise lockstep), the
-      // second the write before the next item's reads.
-      // (d & (radix_size - 1): a valid address even for no_digit, never written.)
-      unsigned* c = hist + (d & (radix_size - 1));
-      const unsigned before = *c;
-      __syncwarp();
-      if ((peers & gt) == 0 && d != no_digit) *c = before + unsigned(__popc(peers));
-      __syncwarp();
-      rank[i] = before + __popc(peers & lt);
-    }
+    for (int i = 0; i < Items; ++i) rank[i] = rank_one<Partial>(digit[i], hist, lt, gt);
   }
 
-  /// After rank_warp and a __syncthreads: thread d < digits turns the warp
+  /// This warp's counter row.
+  __device__ __forceinline__ static unsigned* warp_counters(storage& s) { return s.warp_hist[threadIdx.x / 32]; }
+
+  /// Ranks one item of every lane (the whole warp calls it, converged): the
+  /// count of digit d before this item plus the peers in lower lanes, and
+  /// advances the warp's counter of d. lt / gt: lanemask_lt() and the lanes
+  /// above this one.
+  template <bool Partial>
+  __device__ __forceinline__ static unsigned rank_one(unsigned d, unsigned* hist, unsigned lt, unsigned gt) {
+    const unsigned peers = peers_of<Partial>(d);
+    // The warp owns its counter row and ranks item by item: every lane of a
+    // digit group reads the count (one broadcast), the group's highest lane
+    // writes it back advanced. No atomic, no shuffle, no branch. The first
+    // __syncwarp orders the group's reads before the write (lanes are
+    // converged here, but the memory model does not promise lockstep), the
+    // second the write before the next item's reads.
+    // (d & (radix_size - 1): a valid address even for no_digit, never written.)
+    unsigned* c = hist + (d & (radix_size - 1));
+    const unsigned before = *c;
+    __syncwarp();
+    if ((peers & gt) == 0 && (!Partial || d != no_digit)) *c = before + unsigned(__popc(peers));
+    __syncwarp();
+    return before + __popc(peers & lt);
+  }
+
+  /// After rank_warp (or the early counts of scatter_agent) and a __syncthreads: thread d < digits turns the warp
   /// counters of digit d into exclusive prefixes over warps and returns the
   /// tile's count of digit d (0 for other threads). Ends with digit_start
   /// filled and the block synchronised. `on_count` runs for thread d with the

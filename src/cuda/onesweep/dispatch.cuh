@@ -14,22 +14,15 @@ namespace radix::cuda_detail {
 
 template <class U, class V, int Alt = 0>
 struct onesweep_kernels {
-  static constexpr onesweep_policy pol = Alt ? sm90_alt_policy(int(sizeof(U))) : sm90_policy(int(sizeof(U)));
+  static constexpr int value_bytes = std::is_same_v<V, no_value> ? 0 : int(sizeof(V));
+  static constexpr onesweep_policy pol =
+      Alt ? sm90_alt_policy(int(sizeof(U)), value_bytes, Alt) : sm90_policy(int(sizeof(U)), value_bytes);
   static constexpr int threads = pol.threads, items = pol.items, min_blocks = pol.min_blocks;
   static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
-  static constexpr bool prefetch = pol.prefetch;
-  using scatter = scatter_agent<U, V, threads, items, prefetch>;
+  static constexpr bool early_counts = pol.early_counts;
+  using scatter = scatter_agent<U, V, threads, items, early_counts>;
   using single = single_tile_agent<U, V, threads, items>;
-  // The prefetch buffer (one more tile of keys) must leave room for
-  // min_blocks blocks per SM. sm_90: 228 KB of shared memory per SM, 1 KB of
-  // it reserved per resident block, at most 227 KB for one block. (The
-  // default policies are not held to this: where their tiles do not fit
-  // twice, the occupancy query in prepare() sizes the grid.)
-  static_assert(!prefetch || (scatter::smem_bytes <= 227u * 1024u &&
-                              std::size_t(min_blocks) * (scatter::smem_bytes + 1024u) <= 228u * 1024u),
-                "prefetch variant: the scatter kernel's shared memory no longer allows min_blocks blocks per SM");
-
-  static constexpr auto scatter_kernel = onesweep_scatter_kernel<U, V, threads, items, min_blocks, prefetch>;
+  static constexpr auto scatter_kernel = onesweep_scatter_kernel<U, V, threads, items, min_blocks, early_counts>;
   static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors>;
   struct residency {
     int scatter = 1, histogram = 1;  ///< blocks per SM
@@ -88,15 +81,15 @@ inline ws_layout layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std:
   return l;
 }
 
-template <class U>
+template <class U, class V>
 inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
-  return !t.force_onesweep && n <= sm90_policy(int(sizeof(U))).small_n;
+  return !t.force_onesweep && n <= onesweep_kernels<U, V>::pol.small_n;
 }
 
 template <class U, class V>
 std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  return layout_for(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U>(n, t)).total;
+  return layout_for(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t)).total;
 }
 
 inline pass_list make_pass_list(int key_bits, int begin_bit, int end_bit, int digit_bits) {
@@ -119,16 +112,21 @@ inline pass_list make_pass_list(int key_bits, int begin_bit, int end_bit, int di
 template <class U, class V, int Alt>
 void onesweep_run(const onesweep_job<U, V>& job);
 
-/// Alt = 1 (sm90_alt_policy: next-tile prefetch in the scatter kernel) is not
-/// instantiated in production builds: it is a slot for A/B experiments
-/// (NOTES.md), compiled in only when RADIX_CUDA_ALT_POLICY_BUILD is defined,
-/// and then chosen at run time with RADIX_CUDA_ALT_POLICY=1 for 32-bit keys
-/// without values or with 32-bit ones.
+/// Alt = 1..3 (sm90_alt_policy) are not instantiated in production builds:
+/// they are slots for A/B experiments (NOTES.md), compiled in only when
+/// RADIX_CUDA_ALT_POLICY_BUILD is defined, and then chosen at run time with
+/// RADIX_CUDA_ALT_POLICY=N for 32- and 64-bit keys without values or with
+/// 32-bit ones.
 template <class U, class V>
 void onesweep_sort(const onesweep_job<U, V>& job) {
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
-  if constexpr (sizeof(U) == 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) {
-    if (job.tuning.alt_policy) return onesweep_run<U, V, 1>(job);
+  if constexpr (sizeof(U) >= 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) {
+    switch (job.tuning.alt_policy) {
+      case 1: return onesweep_run<U, V, 1>(job);
+      case 2: return onesweep_run<U, V, 2>(job);
+      case 3: return onesweep_run<U, V, 3>(job);
+      default: break;
+    }
   }
 #endif
   onesweep_run<U, V, 0>(job);
@@ -141,10 +139,12 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   if (n == 0) return;
   const ring_config& rc = job.tuning.ring;
   if (rc.log2 < 1 || rc.log2 > 20 || rc.lookback < 1 || rc.lookback >= (1u << rc.log2) ||
-      (1u << rc.log2) - rc.lookback < (1u << rc.tail_bits))
+      (1u << rc.log2) - rc.lookback < (1u << rc.tail_bits) || rc.tail_bits > rc.log2 ||
+      (1u << (rc.log2 - rc.tail_bits)) + 2 > ring_groups)
     throw invalid_argument("radix: look-back ring of 2^" + std::to_string(rc.log2) + " tiles, limit " +
                            std::to_string(rc.lookback) + ", tail groups of 2^" + std::to_string(rc.tail_bits) +
-                           " cannot work (need 1 <= L < 2^log2 and 2^log2 - L >= 2^tail_bits)");
+                           " cannot work (need 1 <= L < 2^log2, 2^log2 - L >= 2^tail_bits and at most " +
+                           std::to_string(ring_groups - 2) + " tail groups in the ring)");
   const auto resident = K::prepare();
   cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
   const int key_bits = int(sizeof(U)) * 8;
@@ -161,7 +161,7 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   p.ring_cfg = job.tuning.ring;
 
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  const bool single = use_single_tile<U>(n, job.tuning);
+  const bool single = use_single_tile<U, V>(n, job.tuning);
   if (single) {
     single_tile_kernel<U, V, K::threads, K::items><<<1, K::threads, K::single::smem_bytes, stream>>>(p, passes);
     RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");

@@ -77,6 +77,18 @@ struct histogram_agent {
     }
   }
 
+  /// Counts a thread's keys one atomic each: the cheaper form when runs are
+  /// short (the thread's keys are not in order).
+  template <int N>
+  __device__ __forceinline__ void count_each(const U (&o)[N]) {
+    for (int ps = 0; ps < p.passes.count; ++ps) {
+      const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
+      unsigned* h = s.hist + ((threadIdx.x >> 2) % copies) * copy_stride + p.passes.bin_offset[ps];
+#pragma unroll
+      for (int i = 0; i < N; ++i) atomicAdd(h + core::digit_of<U>(o[i], shift, bits), 1u);
+    }
+  }
+
   __device__ void process() {
     if (p.codec.canon) process_impl<true>();
     else process_impl<false>();
@@ -98,6 +110,7 @@ struct histogram_agent {
 #pragma unroll
         for (int k = 0; k < Vectors; ++k) v[k] = __ldg(src + k * Threads + threadIdx.x);
         U o[per_thread];
+        bool descent = false;  // some key of this thread is below the one before it
 #pragma unroll
         for (int k = 0; k < Vectors; ++k) {
           U raw[per_vec];
@@ -113,11 +126,15 @@ struct histogram_agent {
 #pragma unroll
           for (int j = 0; j < per_vec; ++j) {
             const U m = U(o[k * per_vec + j] & p.range_mask);
-            unsorted |= m < prev;
+            descent |= m < prev;
             prev = m;
           }
         }
-        count(o, per_thread);
+        unsorted |= descent;
+        // in order: merge runs of equal digits (sorted input would otherwise
+        // serialise the warp's atomics on one address); else one atomic a key
+        if (descent) count_each(o);
+        else count(o, per_thread);
       } else {
         // Tail (or unaligned keys): scalar, strided.
         const std::uint64_t end = base + chunk < n ? base + chunk : n;

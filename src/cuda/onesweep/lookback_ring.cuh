@@ -10,11 +10,21 @@
 //
 // Reuse is safe because a look-back goes back at most L tiles, and a tile
 // may take a slot only when every tile that could still read the slot's old
-// entries is done looking back: seq < tail + 2^log2 - L, where `tail` is the
-// tail iterator (listing 3). The tail counts tiles that are done with the
-// ring; tiles of one group of 2^tail_bits may bump it in any order, but a
-// group waits for the groups before it (listing 2), so the count rounded
-// down to a group boundary is a number of tiles that are all done.
+// entries is done looking back: tiles up to seq - 2^log2 + L. The tail
+// iterator (seed 004, listings 2 and 3) tracks that, in groups of
+// 2^tail_bits tiles. Listing 2 makes each finishing tile wait until the
+// groups before its own are done, so that one counter stays exact; here a
+// finishing tile only bumps its group's counter and never waits, and the tail
+// (the number of groups known finished, in order) is advanced by the tiles
+// that need it, when they take a slot (listing 3). With 264 tiles in flight
+// and groups of 256, listing 2's in-order wait stalled tiles on the
+// stragglers of the group before theirs.
+//
+// Group g's counter is group_done[g % ring_groups], shared with groups
+// g + ring_groups, ...: a tile of group g + ring_groups takes its slot only
+// after group g is known finished (the ring holds fewer than ring_groups - 1
+// groups), so the counter reads 2^tail_bits * (g / ring_groups + 1) exactly
+// when group g is finished, never earlier.
 #pragma once
 #include "../common.cuh"
 #include "params.cuh"
@@ -38,31 +48,34 @@ __device__ __forceinline__ unsigned long long* slot(unsigned long long* ring, un
 }
 
 /// Listing 3: one thread waits until tile `seq` may overwrite its slot.
-/// `known_done`: a tail value the caller has already seen (it only grows),
-/// which usually answers without a read.
-__device__ __forceinline__ void wait_for_slot(control* ctl, unsigned seq, const ring_config& c,
-                                              unsigned known_done = 0) {
+/// `known`: the tail this thread saw last (it only grows), which usually
+/// answers without a read; updated here.
+__device__ __forceinline__ void wait_for_slot(control* ctl, unsigned seq, const ring_config& c, unsigned& known) {
   const unsigned size = 1u << c.log2;
   if (seq < size) return;  // first use of the slot (the ring was zeroed)
-  const unsigned group = ~((1u << c.tail_bits) - 1);
-  if (seq < (known_done & group) + size - c.lookback) return;
-  while (true) {
-    const unsigned done = ld_acquire(&ctl->tail) & group;
-    if (seq < done + size - c.lookback) break;
-    __nanosleep(32);
+  // groups 0 .. last must be finished: they hold every tile up to seq - size + L
+  const unsigned last = (seq - size + c.lookback) >> c.tail_bits;
+  if (known > last) return;
+  unsigned g = ld_acquire(&ctl->tail);
+  if (g < known) g = known;
+  while (g <= last) {
+    const unsigned want = (1u << c.tail_bits) * (g / ring_groups + 1);
+    if (ld_acquire(&ctl->group_done[g % ring_groups]) >= want) {
+      ++g;
+      atomicMax(&ctl->tail, g);
+    } else {
+      __nanosleep(32);
+    }
   }
+  known = g;
 }
 
-/// Listing 2: one thread reports that tile `seq` is done with the ring
-/// (after a __syncthreads that follows the block's last ring read). Returns
-/// the tail it saw (a hint for wait_for_slot).
-__device__ __forceinline__ unsigned advance_tail(control* ctl, unsigned seq, const ring_config& c) {
-  const unsigned group = ~((1u << c.tail_bits) - 1);
-  unsigned t;
-  while (((t = ld_acquire(&ctl->tail)) & group) != (seq & group)) __nanosleep(32);
+/// Listing 2, without its wait: one thread reports that tile `seq` is done
+/// with the ring (after a __syncthreads that follows the block's last ring
+/// read).
+__device__ __forceinline__ void advance_tail(control* ctl, unsigned seq, const ring_config& c) {
   __threadfence();
-  atomicAdd(&ctl->tail, 1u);  // result unused: a fire-and-forget reduction
-  return t;
+  atomicAdd(&ctl->group_done[(seq >> c.tail_bits) % ring_groups], 1u);  // result unused: a reduction
 }
 
 __device__ __forceinline__ void publish(unsigned long long* my_slot, unsigned seq, unsigned d, unsigned flag,
@@ -81,6 +94,7 @@ __device__ __forceinline__ unsigned long long look_back(unsigned long long* ring
   unsigned back = 1;  // distance of the nearest predecessor not yet summed
   const unsigned limit = tile < c.lookback ? tile : c.lookback;  // never past tile 0 or L
   while (true) {
+    const unsigned before = back;
     unsigned long long e[Batch];
 #pragma unroll
     for (int b = 0; b < Batch; ++b) {
@@ -102,6 +116,9 @@ __device__ __forceinline__ unsigned long long look_back(unsigned long long* ring
       sum += value_of(e[b]);
       back = dist + 1;
     }
+    // Nothing new was published: back off before polling again, so that the
+    // spin does not take issue slots from the other blocks on this SM.
+    if (back == before) __nanosleep(64);
   }
 }
 

@@ -16,7 +16,7 @@ namespace radix::cuda_detail {
 struct onesweep_tuning {
   ring_config ring{};
   bool force_onesweep = false;  ///< no single-block path even for tiny inputs
-  bool alt_policy = false;      ///< sm90_alt_policy where instantiated (RADIX_CUDA_ALT_POLICY=1)
+  int alt_policy = 0;           ///< sm90_alt_policy(..., alt_policy) where instantiated (RADIX_CUDA_ALT_POLICY=1..3)
 };
 
 template <class U, class V>

@@ -16,6 +16,9 @@ enum class sort_mode : int { keys = 0, pairs = 1, argsort = 2 };
 
 constexpr int max_passes = 64;   // 64-bit keys with 1-bit digits
 constexpr int max_bins = 2048;   // sum over passes of 2^bits (64-bit keys, 8-bit digits)
+/// Counters of finished tiles per tail group, shared by groups g, g + ring_groups, ...
+/// (lookback_ring.cuh): the ring may hold at most ring_groups - 2 groups.
+constexpr unsigned ring_groups = 2048;
 
 /// The passes of one sort, least significant first (from core::plan_passes).
 struct pass_list {
@@ -28,7 +31,7 @@ struct pass_list {
 
 /// Head of the workspace; zeroed (with the ring) before each sort.
 struct control {
-  unsigned tail;       ///< tail iterator of the look-back ring (seed 004, listing 2), over all passes
+  unsigned tail;       ///< tail iterator of the look-back ring (seed 004): tail groups known finished, over all passes
   unsigned hist_done;  ///< histogram blocks finished (the last one plans)
   unsigned unsorted;   ///< some key is smaller than its predecessor
   int eff_passes;      ///< passes that really run (k)
@@ -36,6 +39,7 @@ struct control {
   int pass_eff[max_passes];  ///< pass p is the pass_eff[p]-th to run, or -1: skipped
   unsigned long long counts[max_bins];   ///< global digit counts
   unsigned long long offsets[max_bins];  ///< exclusive prefix of counts, per pass
+  unsigned group_done[ring_groups];      ///< finished tiles of tail group g, at [g % ring_groups]
 };
 
 /// Look-back ring geometry (run-time so that tests can force a tiny ring).

@@ -8,7 +8,8 @@
 //            launch and no block-scheduling churn
 //   load     the tile's keys, 16-byte loads, warp-striped
 //   rank     stable ranks within the tile (warp-level multi-split)
-//   publish  the tile's digit counts to the ring (flag `aggregate`)
+//   publish  the tile's digit counts to the ring (flag `aggregate`), then
+//            scan them into each digit's start within the tile
 //   stage    keys (and values) to shared memory in digit order
 //   look     back over the predecessors for each digit's global start, then
 //            publish the inclusive prefix; advance the ring's tail
@@ -18,17 +19,10 @@
 // The pass is skipped (the block returns at once) when the histogram kernel
 // planned it away: sorted input, or a digit that is the same for every key.
 //
-// Prefetch = true (the A/B variant, sm90_alt_policy): the next tile's ticket
-// is taken right after thread 0's look-back, before the barrier that ends
-// the look-back, so every thread knows it after that barrier; there, each
-// warp issues the cp.async copies of its sub-tile of that next tile into a
-// third shared buffer (keys only: not the staging buffers the scatter reads)
-// and the scatter runs while they land. The next iteration waits for them
-// instead of loading. Only full tiles from 16-byte aligned sources are
-// prefetched; a block's first tile, the partial last tile and tiles of an
-// unaligned source load as before. (Taking the ticket earlier keeps the
-// look-back deadlock-free: a ticket held but not started belongs to a block
-// busy with a lower tile, so the lowest unfinished tile is always running.)
+// EarlyCounts = true (CUB's "early counts"): the tile's digits are counted
+// with shared atomics and published and scanned before the ranking, which
+// then yields positions in the sorted tile directly. It costs an atomic a key
+// and saves a lookup a key and a barrier; sm90_policy says where it wins.
 #pragma once
 #include <type_traits>
 
@@ -41,14 +35,13 @@
 
 namespace radix::cuda_detail {
 
-template <class U, class V, int Threads, int Items, bool Prefetch = false>
+template <class U, class V, int Threads, int Items, bool EarlyCounts = false>
 struct scatter_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
   static constexpr int warp_tile = 32 * Items;
   using rank_t = block_rank<Threads, Items>;
   using load_t = warp_load<U, Items>;
-  static_assert(!Prefetch || load_t::vectorizable, "prefetch needs sub-tiles of whole 16-byte vectors");
 
   struct storage {
     typename rank_t::storage rank;
@@ -58,24 +51,21 @@ struct scatter_agent {
   };
   /// Dynamic shared memory: storage, then tile keys, then tile values, then
   /// each staged key's digit (one byte: the scatter reads it instead of
-  /// transforming the key again), then (Prefetch only) the next tile's keys
-  /// as cp.async lands them.
+  /// transforming the key again).
   static constexpr std::size_t keys_offset = (sizeof(storage) + 15) / 16 * 16;
   static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
   static constexpr std::size_t digits_offset = (values_offset + (has_values ? sizeof(V) * tile : 0) + 15) / 16 * 16;
-  static constexpr std::size_t values_end = digits_offset + tile;
-  static constexpr std::size_t prefetch_offset = (values_end + 15) / 16 * 16;
-  static constexpr std::size_t smem_bytes = Prefetch ? prefetch_offset + sizeof(U) * tile : values_end;
+  static constexpr std::size_t smem_bytes = digits_offset + tile;
 
   const onesweep_params<U, V> p;  ///< a copy: a reference to a kernel parameter would live in local memory
   int pass;  ///< index into the pass list
   int shift_bits, digit_bits, bin_offset;
   unsigned char* smem;
+  unsigned known_tail = 0;  ///< thread 0: the ring's tail as last seen (ring::wait_for_slot)
 
   __device__ __forceinline__ storage& st() const { return *reinterpret_cast<storage*>(smem); }
   __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
   __device__ __forceinline__ V* tile_values() const { return reinterpret_cast<V*>(smem + values_offset); }
-  __device__ __forceinline__ U* prefetch_keys() const { return reinterpret_cast<U*>(smem + prefetch_offset); }
   __device__ __forceinline__ unsigned char* tile_digits() const { return smem + digits_offset; }
   /// Canon: the codec's float canonicalisation (-0, NaNs) is on. A template
   /// argument (the kernel branches once, uniformly): integer keys then skip
@@ -111,34 +101,20 @@ struct scatter_agent {
       __syncthreads();  // also ends the previous tile's use of shared memory
       const unsigned tile_idx = s.seq[it & 1];
       if (tile_idx >= p.num_tiles) return;
-      if constexpr (Prefetch) {
-        // the previous iteration issued this tile's copies iff it is prefetchable
-        const bool prefetched = it > 0 && prefetchable(buf, tile_idx);
-        process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], prefetched);
-      } else {
-        process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1], false);
-      }
+      process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1]);
     }
   }
 
-  /// Prefetch: whether tile t (< num_tiles) is loaded ahead by cp.async: a
-  /// full tile from a 16-byte aligned source. The same for every thread, and
-  /// for every warp of the tile (a sub-tile is a whole number of vectors).
-  __device__ __forceinline__ bool prefetchable(const pass_buffers<U, V>& buf, unsigned t) const {
-    const std::uint64_t base = std::uint64_t(t) * tile;
-    return base + tile <= p.n && load_t::can_prefetch(buf.ksrc + base, load_t::elems);
-  }
-
   /// Thread 0: the next tile index of pass e, once its ring slot is free.
-  __device__ __forceinline__ unsigned take_ticket(control* ctl, int e, unsigned first_seq) const {
+  __device__ __forceinline__ unsigned take_ticket(control* ctl, int e, unsigned first_seq) {
     const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
-    if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg);
+    if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, known_tail);
     return t;
   }
 
   template <bool Canon>
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
-                                               unsigned first_seq, unsigned& next_ticket, bool prefetched) {
+                                               unsigned first_seq, unsigned& next_ticket) {
     storage& s = st();
     control* ctl = p.ctl;
     const int digits = 1 << digit_bits;
@@ -150,55 +126,82 @@ struct scatter_agent {
     const unsigned warp = threadIdx.x / 32, lane = lane_id();
     const int warp_base = int(warp) * warp_tile;
     U keys[Items];
-    if constexpr (Prefetch) {
-      if (prefetched) {
-        // copies issued by this warp during the previous tile (into its own region)
-        load_t::striped_prefetched(keys, prefetch_keys() + warp_base);
-      } else {
-        load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
-      }
-    } else {
-      load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
-    }
+    load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
     __syncthreads();  // counters cleared
 
-    // rank (digit and rank share a register: rank << 16 | digit)
-    unsigned dr[Items];
-    {
-      unsigned dig[Items], rank[Items];
-#pragma unroll
-      for (int i = 0; i < Items; ++i)
-        dig[i] = warp_base + i * 32 + int(lane) < valid ? digit<Canon>(keys[i]) : rank_t::no_digit;
-      rank_t::rank_warp(dig, rank, s.rank, digit_bits, valid < tile);
-#pragma unroll
-      for (int i = 0; i < Items; ++i) dr[i] = (rank[i] << 16) | dig[i];
-    }
-    __syncthreads();
-
-    // publish the tile's counts (tile 0 knows its prefix: the digit's global start)
     unsigned long long* my_slot = ring::slot(p.ring, seq, p.ring_cfg);
     const unsigned d = threadIdx.x;
-    const unsigned count = rank_t::scan_digits(s.rank, digits, [&](unsigned c) {
+    // publish the tile's counts (tile 0 knows its prefix: the digit's global start)
+    auto publish = [&](unsigned c) {
       if (tile_idx == 0)
         ring::publish(my_slot, seq, d, ring::flag_prefix, ctl->offsets[bin_offset + d] + c, p.ring_cfg);
       else
         ring::publish(my_slot, seq, d, ring::flag_aggregate, c, p.ring_cfg);
-    });
-
-    // stage keys and values in digit order
+    };
+    // Registers are what limits the tile here: keys stay in registers, two
+    // 16-bit ranks share one, and digits are recomputed from the keys where
+    // needed (a shift and a mask) instead of being kept.
+    unsigned* hist = rank_t::warp_counters(s.rank);
+    auto item_valid = [&](int i) { return warp_base + i * 32 + int(lane) < valid; };
+    unsigned count = 0;
+    if constexpr (EarlyCounts) {
+      // CUB's "early counts": count (shared atomics), publish and scan before
+      // ranking; the ranks are then positions in the digit-sorted tile.
+      if (valid < tile) {
 #pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const unsigned dg = dr[i] & 0xFFFFu;
-      if (dg != rank_t::no_digit) {
-        const unsigned pos = rank_t::local_position(s.rank, dg, dr[i] >> 16);
-        tile_keys()[pos] = keys[i];
-        tile_digits()[pos] = static_cast<unsigned char>(dg);
-        if constexpr (has_values) {
-          const std::uint64_t src = base + warp_base + i * 32 + lane;
-          tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
+        for (int i = 0; i < Items; ++i)
+          if (item_valid(i)) atomicAdd(hist + digit<Canon>(keys[i]), 1u);
+      } else {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) atomicAdd(hist + digit<Canon>(keys[i]), 1u);
+      }
+      __syncthreads();
+      count = rank_t::scan_digits(s.rank, digits, publish);  // ends with a barrier: every warp has read its keys
+    }
+    // rank: stable ranks within the warp (early counts: from the warp's prefix)
+    constexpr int pairs = (Items + 1) / 2;
+    unsigned rank2[pairs];
+    {
+      const unsigned lt = lanemask_lt();
+      const unsigned gt = ~(lt | (1u << lane));
+      if (valid < tile) {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) {
+          const unsigned r = rank_t::template rank_one<true>(item_valid(i) ? digit<Canon>(keys[i]) : rank_t::no_digit,
+                                                             hist, lt, gt);
+          rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (r << 16)) : (r & 0xFFFFu);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) {
+          const unsigned r = rank_t::template rank_one<false>(digit<Canon>(keys[i]), hist, lt, gt);
+          rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (r << 16)) : r;
         }
       }
     }
+    if constexpr (!EarlyCounts) {
+      __syncthreads();
+      count = rank_t::scan_digits(s.rank, digits, publish);
+    }
+    // stage keys and values in digit order (full tiles: no per-item check)
+    auto stage_items = [&](auto full) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        if (decltype(full)::value || item_valid(i)) {
+          const unsigned dg = digit<Canon>(keys[i]);
+          const unsigned r = (i & 1) ? rank2[i / 2] >> 16 : rank2[i / 2] & 0xFFFFu;
+          const unsigned pos = EarlyCounts ? r : rank_t::local_position(s.rank, dg, r);
+          tile_keys()[pos] = keys[i];
+          tile_digits()[pos] = static_cast<unsigned char>(dg);
+          if constexpr (has_values) {
+            const std::uint64_t src = base + warp_base + i * 32 + lane;
+            tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
+          }
+        }
+      }
+    };
+    if (valid == tile) stage_items(std::true_type{});
+    else stage_items(std::false_type{});
 
     // look back
     if (int(d) < digits) {
@@ -212,56 +215,33 @@ struct scatter_agent {
       s.shift[d] = static_cast<long long>(start) - static_cast<long long>(s.rank.digit_start[d]);
       s.shift32[d] = static_cast<int>(s.shift[d]);
     }
-    if constexpr (Prefetch) {
-      // Thread 0 takes the next ticket once its own digit's look-back is done
-      // (not before it: a look-back's waits would then lie between taking a
-      // tile and publishing its counts, and chain from tile to tile); the
-      // other digits' look-backs mostly hide the round trip. s.seq[(it + 1) & 1]
-      // was last read at the top of the previous iteration.
-      if (threadIdx.x == 0) next_ticket = atomicAdd(&ctl->ticket[e], 1u);
-    }
     __syncwarp();  // reconverge the look-back's spinning lanes before the barrier
     __syncthreads();
-    if constexpr (Prefetch) {
-      // Every thread sees the next ticket (written before the barrier above).
-      // Each warp starts the copies of its sub-tile of the next tile into its
-      // own region of prefetch_keys(), which it last read (and __syncwarp'ed)
-      // in this tile's load; the next iteration waits for them. The ring
-      // slot wait does not guard the input keys: the copies need not wait
-      // for it.
-      const unsigned t = next_ticket;
-      if (t < p.num_tiles && prefetchable(buf, t))
-        load_t::prefetch(buf.ksrc + std::uint64_t(t) * tile + warp_base, prefetch_keys() + warp_base);
-      if (threadIdx.x == 0) {
-        const unsigned seen = ring::advance_tail(ctl, seq, p.ring_cfg);
-        if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, seen);
-      }
-    } else {
-      if (threadIdx.x == 0) {
-        // next ticket first (its round trip overlaps the tail's), then the tail
-        const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
-        const unsigned seen = ring::advance_tail(ctl, seq, p.ring_cfg);
-        if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, seen);
-        next_ticket = t;
-      }
+    if (threadIdx.x == 0) {
+      // next ticket first (its round trip overlaps the tail's), then the tail
+      const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
+      ring::advance_tail(ctl, seq, p.ring_cfg);
+      if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, known_tail);
+      next_ticket = t;
     }
     __syncwarp();  // warp 0 waits for its lane 0 here, not at a later barrier
 
-    // scatter
+    // scatter (full tiles without a bounds check per item)
     if (p.n < (std::uint64_t(1) << 31)) {
-      scatter<true>(buf, valid);
+      if (valid == tile) scatter<true, true>(buf, valid);
+      else scatter<true, false>(buf, valid);
     } else {
-      scatter<false>(buf, valid);
+      scatter<false, false>(buf, valid);
     }
   }
 
-  template <bool Small>
+  template <bool Small, bool Full>
   __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid) {
     storage& s = st();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const int j = i * Threads + int(threadIdx.x);
-      if (j < valid) {
+      if (Full || j < valid) {
         const U key = tile_keys()[j];
         const unsigned dg = tile_digits()[j];
         const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[dg] + j))
