@@ -34,7 +34,8 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
             << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
             << ", hist_vectors=" << p.hist_vectors << ", ring_tiles=" << (1 << p.ring_log2)
             << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
-            << ", small_n=" << p.small_n << ", early_counts=" << (p.early_counts ? "on" : "off") << "}";
+            << ", small_n=" << p.small_n << ", early_counts=" << (p.early_counts ? "on" : "off")
+            << ", lookback_batch=" << p.lookback_batch << "}";
 }
 
 onesweep_tuning& tuning_override() {

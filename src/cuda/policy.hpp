@@ -20,20 +20,22 @@ struct onesweep_policy {
   int tail_bits;         ///< tail iterator: tiles in a group may finish out of order
   std::uint64_t small_n; ///< at or below: one block sorts the whole input in one launch
   bool early_counts;     ///< scatter: count digits (shared atomics) and publish before ranking (CUB's "early counts")
+  int lookback_batch;    ///< predecessors a look-back reads at once (one round trip)
   constexpr int tile() const { return threads * items; }
 };
 
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
 /// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
-/// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles. Scatter
-/// tiles: 12 warps (CUB 3.0's sm_90 shape) for 32- and 64-bit keys, chosen by
-/// measurement (NOTES.md, timeline rows 17-20): keys only rank first; with
-/// values, and 64-bit keys, the early counts win. Values wider than 4 bytes
-/// take shorter tiles so that two blocks still fit an SM's shared memory.
+/// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles, look-back
+/// batches of 8. Scatter tiles: 12 warps (CUB 3.0's sm_90 shape) for 32- and
+/// 64-bit keys, chosen by measurement (NOTES.md, timeline rows 17-22): keys
+/// only rank first; with values, and 64-bit keys, the early counts win.
+/// Values wider than 4 bytes take shorter tiles so that two blocks still fit
+/// an SM's shared memory.
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   auto make = [](int threads, int items, bool early) {
-    return onesweep_policy{threads, items, 2, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items, early};
+    return onesweep_policy{threads, items, 2, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items, early, 8};
   };
   switch (key_bytes) {
     case 1:
@@ -47,15 +49,15 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
 
 /// A/B slots for tuning experiments (NOTES.md), compiled in only with
 /// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys (keys only or 32-bit
-/// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3. Their
-/// tiles must hold at least the default's small_n keys (the single-tile
-/// decision is the default policy's).
+/// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
+/// stage altbench). Their tiles must hold at least the default's small_n
+/// keys (the single-tile decision is the default policy's).
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   switch (which) {
-    case 1: p.early_counts = !p.early_counts; break;            // the other ranking order
-    case 2: p.min_blocks = key_bytes == 4 && value_bytes == 0 ? 3 : 2; break;  // 56 registers, 3 blocks per SM
-    default: p.items += 2; p.small_n = p.tile(); break;           // longer tiles
+    case 1: p.early_counts = !p.early_counts; break;  // the other ranking order
+    case 2: p.lookback_batch = 12; break;              // 8, 12, 16, 24 measured: 8 won (row 22)
+    default: p.items += 2; p.small_n = p.tile(); break;  // longer tiles
   }
   return p;
 }

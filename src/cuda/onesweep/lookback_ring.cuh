@@ -74,8 +74,10 @@ __device__ __forceinline__ void wait_for_slot(control* ctl, unsigned seq, const 
 /// with the ring (after a __syncthreads that follows the block's last ring
 /// read).
 __device__ __forceinline__ void advance_tail(control* ctl, unsigned seq, const ring_config& c) {
-  __threadfence();
-  atomicAdd(&ctl->group_done[(seq >> c.tail_bits) % ring_groups], 1u);  // result unused: a reduction
+  // a release reduction: the block's ring reads and writes (ordered before it
+  // by the barrier) happen before any later tile that sees the count reuses the slot
+  unsigned* at = &ctl->group_done[(seq >> c.tail_bits) % ring_groups];
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(at) : "memory");
 }
 
 __device__ __forceinline__ void publish(unsigned long long* my_slot, unsigned seq, unsigned d, unsigned flag,
@@ -87,6 +89,15 @@ __device__ __forceinline__ void publish(unsigned long long* my_slot, unsigned se
 /// (tile seq is its ticket), plus the inclusive prefix of the nearest one
 /// that has it: the digit's global start for this tile. Reads up to
 /// `batch` predecessors at once (independent loads), then walks them in order.
+///
+/// A look-back goes back about (load round trip / time between two tiles'
+/// starts) tiles, 15-25 on the H100, whatever the batch: its instructions
+/// are per entry, and they were a quarter of the scatter kernel's. So the
+/// common batch (one lap of the ring, short of the limit) takes a cheap
+/// path: one address, constant offsets, one tag for all, and a branch-free
+/// walk. The loop after it is the plain form of the same walk, which the
+/// other batches take (kernel_lookback_ring_wraps tests both: tiny rings wrap
+/// in most batches).
 template <int Batch = 8>
 __device__ __forceinline__ unsigned long long look_back(unsigned long long* ring, unsigned seq, unsigned tile,
                                                         unsigned d, const ring_config& c) {
@@ -94,6 +105,33 @@ __device__ __forceinline__ unsigned long long look_back(unsigned long long* ring
   unsigned back = 1;  // distance of the nearest predecessor not yet summed
   const unsigned limit = tile < c.lookback ? tile : c.lookback;  // never past tile 0 or L
   while (true) {
+    const unsigned newest = seq - back, oldest = seq - (back + Batch - 1);
+    if (back + Batch - 1 < limit && (newest >> c.log2) == (oldest >> c.log2)) {
+      const unsigned long long* p0 = slot(ring, newest, c) + d;
+      // entry >> 40 is tag << 2 | flag; published entries of this lap carry this tag
+      const unsigned tag2 = ((newest >> c.log2) & tag_mask) << 2;
+      unsigned long long e[Batch];
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) e[b] = ld_relaxed(p0 - b * radix_size);
+      bool go = true, found = false;
+      unsigned took = 0;
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) {
+        const unsigned tf = unsigned(e[b] >> 40);
+        const bool take = go && tf - tag2 - 1u < 2u;  // flag aggregate or prefix, this lap
+        const bool prefix = tf == (tag2 | flag_prefix);
+        if (take) {
+          sum += value_of(e[b]);
+          ++took;
+        }
+        found |= take && prefix;
+        go = take && !prefix;
+      }
+      if (found) return sum;
+      back += took;
+      if (took == 0) __nanosleep(64);  // nothing new: back off (issue slots belong to the other blocks)
+      continue;
+    }
     const unsigned before = back;
     unsigned long long e[Batch];
 #pragma unroll

@@ -1,18 +1,21 @@
 // One Onesweep digit pass, one tile per block (seed 004, "Reorder"):
 //
 //   ticket   take the next tile index from an atomic counter, so every tile
-//            before this one is already running (the look-back cannot wait on
-//            a tile that has not started); wait until the ring slot is free.
-//            Blocks are persistent (a grid the GPU holds at once): they take
-//            tickets until the pass is done, so a skipped pass costs one short
-//            launch and no block-scheduling churn
+//            before this one is already running or held by a block that is
+//            finishing a lower one (the look-back cannot wait on a tile that
+//            will not start). Blocks are persistent (a grid the GPU holds at
+//            once): they take tickets until the pass is done, so a skipped
+//            pass costs one short launch and no block-scheduling churn. One
+//            helper lane waits until the tile's ring slot is free before it
+//            publishes, and after the look-back reports the tile done with
+//            the ring (the tail) and takes the next ticket
 //   load     the tile's keys, 16-byte loads, warp-striped
 //   rank     stable ranks within the tile (warp-level multi-split)
 //   publish  the tile's digit counts to the ring (flag `aggregate`), then
 //            scan them into each digit's start within the tile
 //   stage    keys (and values) to shared memory in digit order
 //   look     back over the predecessors for each digit's global start, then
-//            publish the inclusive prefix; advance the ring's tail
+//            publish the inclusive prefix
 //   scatter  from shared memory: consecutive threads write consecutive
 //            addresses of a digit's run (coalesced), values in the same loop
 //
@@ -35,7 +38,7 @@
 
 namespace radix::cuda_detail {
 
-template <class U, class V, int Threads, int Items, bool EarlyCounts = false>
+template <class U, class V, int Threads, int Items, bool EarlyCounts = false, int LookbackBatch = 8>
 struct scatter_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
@@ -83,6 +86,12 @@ struct scatter_agent {
     else run<false>();
   }
 
+  /// The thread that keeps the books: takes tickets, reports tiles done
+  /// with the ring (the tail) and waits for ring slots. Lane 0 of the last
+  /// warp: with more than 256 threads, a warp that has no digit to look back
+  /// for, which waits for its slot while the others rank.
+  static constexpr unsigned helper = Threads - 32;
+
   template <bool Canon>
   __device__ void run() {
     control* ctl = p.ctl;
@@ -92,7 +101,7 @@ struct scatter_agent {
     const auto buf = pass_buffers<U, V>::pick(p, e, k);
     const unsigned first_seq = unsigned(e) * p.num_tiles;
     storage& s = st();
-    if (threadIdx.x == 0) s.seq[0] = take_ticket(ctl, e, first_seq);
+    if (threadIdx.x == helper) s.seq[0] = atomicAdd(&ctl->ticket[e], 1u);
     for (unsigned it = 0;; ++it) {
       // __syncthreads() is an *aligned* barrier: a warp must reach it
       // converged, or the hardware may count the whole warp as arrived while
@@ -101,20 +110,13 @@ struct scatter_agent {
       __syncthreads();  // also ends the previous tile's use of shared memory
       const unsigned tile_idx = s.seq[it & 1];
       if (tile_idx >= p.num_tiles) return;
-      process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, first_seq, s.seq[(it + 1) & 1]);
+      process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, s.seq[(it + 1) & 1]);
     }
-  }
-
-  /// Thread 0: the next tile index of pass e, once its ring slot is free.
-  __device__ __forceinline__ unsigned take_ticket(control* ctl, int e, unsigned first_seq) {
-    const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
-    if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, known_tail);
-    return t;
   }
 
   template <bool Canon>
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
-                                               unsigned first_seq, unsigned& next_ticket) {
+                                               unsigned& next_ticket) {
     storage& s = st();
     control* ctl = p.ctl;
     const int digits = 1 << digit_bits;
@@ -155,6 +157,8 @@ struct scatter_agent {
 #pragma unroll
         for (int i = 0; i < Items; ++i) atomicAdd(hist + digit<Canon>(keys[i]), 1u);
       }
+      if (threadIdx.x == helper) ring::wait_for_slot(ctl, seq, p.ring_cfg, known_tail);  // before publishing
+      __syncwarp();
       __syncthreads();
       count = rank_t::scan_digits(s.rank, digits, publish);  // ends with a barrier: every warp has read its keys
     }
@@ -180,6 +184,8 @@ struct scatter_agent {
       }
     }
     if constexpr (!EarlyCounts) {
+      if (threadIdx.x == helper) ring::wait_for_slot(ctl, seq, p.ring_cfg, known_tail);  // before publishing
+      __syncwarp();
       __syncthreads();
       count = rank_t::scan_digits(s.rank, digits, publish);
     }
@@ -209,7 +215,7 @@ struct scatter_agent {
       if (tile_idx == 0) {
         start = ctl->offsets[bin_offset + d];
       } else {
-        start = ring::look_back(p.ring, seq, tile_idx, d, p.ring_cfg);
+        start = ring::look_back<LookbackBatch>(p.ring, seq, tile_idx, d, p.ring_cfg);
         ring::publish(my_slot, seq, d, ring::flag_prefix, start + count, p.ring_cfg);
       }
       s.shift[d] = static_cast<long long>(start) - static_cast<long long>(s.rank.digit_start[d]);
@@ -217,14 +223,16 @@ struct scatter_agent {
     }
     __syncwarp();  // reconverge the look-back's spinning lanes before the barrier
     __syncthreads();
-    if (threadIdx.x == 0) {
-      // next ticket first (its round trip overlaps the tail's), then the tail
-      const unsigned t = atomicAdd(&ctl->ticket[e], 1u);
+    // The helper takes the next ticket now, not earlier: a ticket taken long
+    // before its tile starts keeps the tiles after it waiting for its counts
+    // (taken during the look-back, it cost 20 %). The round trip hides
+    // behind the scatter: the result is stored after it. Then the block is
+    // done with the ring (its reads and writes happened before the barrier).
+    unsigned ticket = 0;
+    if (threadIdx.x == helper) {
+      ticket = atomicAdd(&ctl->ticket[e], 1u);
       ring::advance_tail(ctl, seq, p.ring_cfg);
-      if (t < p.num_tiles) ring::wait_for_slot(ctl, first_seq + t, p.ring_cfg, known_tail);
-      next_ticket = t;
     }
-    __syncwarp();  // warp 0 waits for its lane 0 here, not at a later barrier
 
     // scatter (full tiles without a bounds check per item)
     if (p.n < (std::uint64_t(1) << 31)) {
@@ -233,6 +241,7 @@ struct scatter_agent {
     } else {
       scatter<false, false>(buf, valid);
     }
+    if (threadIdx.x == helper) next_ticket = ticket;
   }
 
   template <bool Small, bool Full>
