@@ -28,11 +28,11 @@ std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
 /// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
 /// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles, look-back
-/// batches of 8. Scatter tiles: 12 warps (CUB 3.0's sm_90 shape) for 32- and
-/// 64-bit keys, chosen by measurement (NOTES.md, timeline rows 17-22): keys
-/// only rank first; with values, and 64-bit keys, the early counts win.
-/// Values wider than 4 bytes take shorter tiles so that two blocks still fit
-/// an SM's shared memory.
+/// batches of 8. Scatter tiles: 12 warps for 32- and 64-bit keys, chosen by
+/// measurement (NOTES.md, timeline rows 17-23): keys only rank first; with
+/// values, and 64-bit keys, the early counts win; long tiles (fewer, shorter
+/// look-backs) win until shared memory or registers run out. Values wider
+/// than 4 bytes take shorter tiles so that two blocks still fit an SM.
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   auto make = [](int threads, int items, bool early) {
     return onesweep_policy{threads, items, 2, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items, early, 8};
@@ -41,9 +41,9 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     case 1:
     case 2: return make(512, 16, false);
     case 4:
-      if (value_bytes == 0) return make(384, 20, false);
-      return value_bytes <= 4 ? make(384, 23, true) : make(384, 16, true);
-    default: return make(384, 16, true);
+      if (value_bytes == 0) return make(384, 28, false);
+      return value_bytes <= 4 ? make(384, 27, true) : make(384, 16, true);
+    default: return make(384, value_bytes == 0 ? 24 : 16, true);
   }
 }
 
@@ -56,8 +56,8 @@ constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int wh
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   switch (which) {
     case 1: p.early_counts = !p.early_counts; break;  // the other ranking order
-    case 2: p.lookback_batch = 12; break;              // 8, 12, 16, 24 measured: 8 won (row 22)
-    default: p.items += 2; p.small_n = p.tile(); break;  // longer tiles
+    case 2: p.items += 4; break;                       // longer tiles
+    default: p.lookback_batch = 12; break;             // 8, 12, 16, 24 measured: 8 won (row 22)
   }
   return p;
 }
