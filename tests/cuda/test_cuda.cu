@@ -249,36 +249,47 @@ TEST_CASE(kernel_rank, true) {
   }
 }
 
-TEST_CASE(kernel_lookback_ring_wraps, true) {
-  // 3 "passes" of 37 tiles over a ring of 8 slots (L = 2, tail groups of 2):
-  // the ring wraps many times; every tile's prefix must equal the sum of the
-  // counts before it in its pass.
-  struct cfg { unsigned log2, L, B; };
-  for (cfg c : {cfg{3, 2, 1}, cfg{2, 1, 1}, cfg{1, 1, 0}, cfg{10, 512, 5}}) {
-    const unsigned tiles = 37, passes = 3, total = tiles * passes;
-    cd::ring_config rc{c.log2, c.L, c.B};
-    dvec<cd::control> ctl(1);
-    dvec<unsigned long long> ring((std::size_t(1) << c.log2) * 256), excl(std::size_t(total) * 256);
-    CU(cudaMemset(ctl.p, 0, sizeof(cd::control)));
-    CU(cudaMemset(ring.p, 0, ring.n * 8));
-    for (unsigned p = 0; p < passes; ++p) {  // one launch per pass, like the sort
-      lookback_kernel<<<tiles, 256>>>(ctl.p, ring.p, rc, excl.p, tiles);
-      CU(cudaGetLastError());
-    }
-    CU(cudaDeviceSynchronize());
-    auto got = excl.down();
-    bool ok = true;
-    for (unsigned p = 0; p < passes; ++p)
-      for (unsigned d = 0; d < 256; ++d) {
-        unsigned long long sum = 0;
-        for (unsigned t = 0; t < tiles; ++t) {
-          const unsigned seq = p * tiles + t;
-          ok &= got[std::size_t(seq) * 256 + d] == sum;
-          sum += (seq * 2654435761u + d * 40503u) % 1000u;
-        }
-      }
-    CHECK_MSG(ok, "look-back ring log2=%u L=%u B=%u", c.log2, c.L, c.B);
+/// `passes` launches of `tiles` look-back tiles over a ring of 2^log2 slots:
+/// every tile's prefix must equal the sum of the counts before it in its pass.
+static void lookback_ring_case(unsigned log2, unsigned L, unsigned B, unsigned tiles, unsigned passes) {
+  const unsigned total = tiles * passes;
+  cd::ring_config rc{log2, L, B};
+  dvec<cd::control> ctl(1);
+  dvec<unsigned long long> ring((std::size_t(1) << log2) * 256), excl(std::size_t(total) * 256);
+  CU(cudaMemset(ctl.p, 0, sizeof(cd::control)));
+  CU(cudaMemset(ring.p, 0, ring.n * 8));
+  for (unsigned p = 0; p < passes; ++p) {  // one launch per pass, like the sort
+    lookback_kernel<<<tiles, 256>>>(ctl.p, ring.p, rc, excl.p, tiles);
+    CU(cudaGetLastError());
   }
+  CU(cudaDeviceSynchronize());
+  auto got = excl.down();
+  bool ok = true;
+  for (unsigned p = 0; p < passes; ++p)
+    for (unsigned d = 0; d < 256; ++d) {
+      unsigned long long sum = 0;
+      for (unsigned t = 0; t < tiles; ++t) {
+        const unsigned seq = p * tiles + t;
+        ok &= got[std::size_t(seq) * 256 + d] == sum;
+        sum += (seq * 2654435761u + d * 40503u) % 1000u;
+      }
+    }
+  CHECK_MSG(ok, "look-back ring log2=%u L=%u B=%u, %u passes of %u tiles", log2, L, B, passes, tiles);
+}
+
+TEST_CASE(kernel_lookback_ring_wraps, true) {
+  // 3 "passes" of 37 tiles over rings of 2 to 8 slots: the ring wraps many times
+  lookback_ring_case(3, 2, 1, 37, 3);
+  lookback_ring_case(2, 1, 1, 37, 3);
+  lookback_ring_case(1, 1, 0, 37, 3);
+  lookback_ring_case(10, 512, 5, 37, 3);
+}
+
+TEST_CASE(kernel_lookback_tail_counters_wrap, false) {
+  // More tail groups than the control block has counters (ring_groups): the
+  // counters are shared round-robin by generations of groups.
+  static_assert(2 * 1100 > cd::ring_groups, "the case must wrap the group counters");
+  lookback_ring_case(2, 1, 0, 1100, 2);
 }
 
 // ---------------------------------------------------------------- whole sorts
