@@ -50,15 +50,26 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
 /// A/B slots for tuning experiments (NOTES.md), compiled in only with
 /// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys (keys only or 32-bit
 /// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
-/// stage altbench). Their tiles must hold at least the default's small_n
-/// keys (the single-tile decision is the default policy's).
+/// stage altbench). Inputs small enough for one block still take the default
+/// policy's single-tile kernel. Set up for the next measurements (NOTES.md,
+/// "Where the time goes now"): longer tiles again, and 3 blocks per SM for
+/// 32-bit keys (ptxas: 384 x 24 at 56 registers spills 44 bytes, 384 x 22
+/// only 4); 512 x 20 has no spills at 64 registers.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
+  const bool k32_keys = key_bytes == 4 && value_bytes == 0;
   switch (which) {
-    case 1: p.early_counts = !p.early_counts; break;  // the other ranking order
-    case 2: p.items += 4; break;                       // longer tiles
-    default: p.lookback_batch = 12; break;             // 8, 12, 16, 24 measured: 8 won (row 22)
+    case 1: p.items += 4; break;  // longer tiles
+    case 2:                       // 32-bit keys: 3 blocks per SM; else the other ranking order
+      if (k32_keys) p.items = 24, p.min_blocks = 3;
+      else p.early_counts = !p.early_counts;
+      break;
+    default:  // 32-bit keys: 16 warps; else look-back batches of 12
+      if (k32_keys) p.threads = 512, p.items = 20;
+      else p.lookback_batch = 12;
+      break;
   }
+  p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }
 

@@ -163,7 +163,11 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
   const bool single = use_single_tile<U, V>(n, job.tuning);
   if (single) {
-    single_tile_kernel<U, V, K::threads, K::items><<<1, K::threads, K::single::smem_bytes, stream>>>(p, passes);
+    // always the default policy's block: the single-tile decision (and the
+    // workspace size) is the default's, whatever tiles an A/B slot uses
+    using S = onesweep_kernels<U, V, 0>;
+    if constexpr (Alt != 0) S::prepare();
+    single_tile_kernel<U, V, S::threads, S::items><<<1, S::threads, S::single::smem_bytes, stream>>>(p, passes);
     RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");
     return;
   }
