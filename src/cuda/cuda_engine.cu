@@ -34,7 +34,7 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
             << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
             << ", hist_vectors=" << p.hist_vectors << ", ring_tiles=" << (1 << p.ring_log2)
             << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
-            << ", small_n=" << p.small_n << ", early_counts=" << (p.early_counts ? "on" : "off")
+            << ", small_n=" << p.small_n << ", medium_n=" << p.medium_n << ", early_counts=" << (p.early_counts ? "on" : "off")
             << ", lookback_batch=" << p.lookback_batch << "}";
 }
 
@@ -449,6 +449,8 @@ std::string engine_info() {
       else os << " ";
       os << cuda_detail::sm90_policy(kb, vb) << ";";
     }
+  os << " up to medium_n (32- and 64-bit keys, keys only or 4-byte values) the small tiles "
+     << cuda_detail::sm90_small_tiles(4, 0) << ";";
   os << " reduce_then_scan tiles:";
   for (const auto& t : cuda_detail::sm90_rts_tiles) os << " " << t;
   os << "; four_way tiles:";

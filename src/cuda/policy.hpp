@@ -19,6 +19,7 @@ struct onesweep_policy {
   int lookback_limit;    ///< L: a tile looks back at most this many tiles
   int tail_bits;         ///< tail iterator: tiles in a group may finish out of order
   std::uint64_t small_n; ///< at or below: one block sorts the whole input in one launch
+  std::uint64_t medium_n; ///< above small_n and at or below: sm90_small_tiles (0: none)
   bool early_counts;     ///< scatter: count digits (shared atomics) and publish before ranking (CUB's "early counts")
   int lookback_batch;    ///< predecessors a look-back reads at once (one round trip)
   constexpr int tile() const { return threads * items; }
@@ -28,47 +29,62 @@ std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
 /// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
 /// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles, look-back
-/// batches of 8. Scatter tiles: 12 warps for 32- and 64-bit keys, chosen by
-/// measurement (NOTES.md, timeline rows 17-23): keys only rank first; with
-/// values, and 64-bit keys, the early counts win; long tiles (fewer, shorter
-/// look-backs) win until shared memory or registers run out. Values wider
-/// than 4 bytes take shorter tiles so that two blocks still fit an SM.
+/// batches of 8. Scatter tiles: chosen by measurement (NOTES.md, timeline rows
+/// 17-25): long tiles (fewer, shorter look-backs) win until shared memory or
+/// registers run out; the early counts (which keep no ranks in registers) let
+/// 32-bit keys run three blocks of 384 x 28 per SM; 32-bit pairs are capped
+/// at two blocks by shared memory and take 16 warps. Values wider than 4
+/// bytes take shorter tiles so that two blocks still fit an SM.
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
-  auto make = [](int threads, int items, bool early) {
-    return onesweep_policy{threads, items, 2, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items, early, 8};
+  auto make = [](int threads, int items, int min_blocks, bool early, std::uint64_t medium_n) {
+    return onesweep_policy{threads, items, min_blocks, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items,
+                           medium_n, early, 8};
   };
+  // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles;
+  // compiled for keys only and 4-byte values)
+  const std::uint64_t medium = value_bytes == 0 || value_bytes == 4 ? std::uint64_t(1) << 21 : 0;
   switch (key_bytes) {
     case 1:
-    case 2: return make(512, 16, false);
+    case 2: return make(512, 16, 2, false, 0);
     case 4:
-      if (value_bytes == 0) return make(384, 28, false);
-      return value_bytes <= 4 ? make(384, 27, true) : make(384, 16, true);
-    default: return make(384, value_bytes == 0 ? 24 : 16, true);
+      if (value_bytes == 0) return make(384, 28, 3, true, medium);
+      return value_bytes <= 4 ? make(512, 20, 2, true, medium) : make(384, 16, 2, true, 0);
+    default: return make(384, value_bytes == 0 ? 24 : 16, 2, true, medium);
   }
+}
+
+/// Small tiles for inputs between small_n and medium_n (32- and 64-bit keys,
+/// keys only or values of up to 4 bytes): below a few waves of the long
+/// tiles, a pass takes about one tile's latency, and a short tile has less
+/// of it (2^16 u32 keys: 7 long tiles, 22 short ones).
+constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
+  onesweep_policy p = sm90_policy(key_bytes, value_bytes);
+  p.threads = 384, p.items = 8, p.min_blocks = 3, p.early_counts = true;
+  return p;
 }
 
 /// A/B slots for tuning experiments (NOTES.md), compiled in only with
 /// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys (keys only or 32-bit
 /// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
-/// stage altbench). Inputs small enough for one block still take the default
-/// policy's single-tile kernel. Set up for the next measurements (NOTES.md,
-/// "Where the time goes now"): longer tiles again, and 3 blocks per SM for
-/// 32-bit keys (ptxas: 384 x 24 at 56 registers spills 44 bytes, 384 x 22
-/// only 4); 512 x 20 has no spills at 64 registers.
+/// stage altbench). Inputs small enough for one block, or for the small
+/// tiles, still take the default's kernels. Each slot: {threads, items,
+/// blocks per SM} per key width and value width, always with the early counts.
+/// Three blocks per SM fit in shared memory (228 KB, 1 KB reserved a block)
+/// up to 384 x 30 for 32-bit keys, 384 x 16 for 9 bytes a key (32-bit pairs,
+/// 64-bit keys) and 384 x 11 for 13 (64-bit keys with 32-bit values).
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
+  struct shape { int threads, items, min_blocks; };
+  // rows: u32 keys, u32 + 4-byte values, u64 keys, u64 + 4-byte values; columns: slots 1..3
+  constexpr shape slots[4][3] = {
+      {{384, 24, 3}, {384, 30, 3}, {512, 20, 2}},
+      {{448, 22, 2}, {512, 18, 2}, {384, 16, 3}},
+      {{384, 16, 3}, {384, 14, 3}, {512, 18, 2}},
+      {{384, 11, 3}, {512, 12, 2}, {448, 14, 2}},
+  };
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  const bool k32_keys = key_bytes == 4 && value_bytes == 0;
-  switch (which) {
-    case 1: p.items += 4; break;  // longer tiles
-    case 2:                       // 32-bit keys: 3 blocks per SM; else the other ranking order
-      if (k32_keys) p.items = 24, p.min_blocks = 3;
-      else p.early_counts = !p.early_counts;
-      break;
-    default:  // 32-bit keys: 16 warps; else look-back batches of 12
-      if (k32_keys) p.threads = 512, p.items = 20;
-      else p.lookback_batch = 12;
-      break;
-  }
+  const int row = (key_bytes == 8 ? 2 : 0) + (value_bytes ? 1 : 0);
+  const shape sh = slots[row][which - 1];
+  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.early_counts = true;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }

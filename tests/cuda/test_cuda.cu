@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -162,7 +163,10 @@ void check_argsort(const std::vector<H>& in, options o, const std::string& what)
   CHECK_MSG(same_bytes(dk.down(), in), "argsort modified its keys %s", what.c_str());
 }
 
-static const std::size_t kSizes[] = {0, 1, 2, 37, 1000, 5119, 5120, 5121, 7679, 7680, 7681, 8192, 8193, 70000, 300007};
+// around the tiles of every policy (sm90_policy, sm90_small_tiles) and the medium_n switch
+static const std::size_t kSizes[] = {0,     1,     2,     37,    1000,  3071,  3072,  3073,   5119,    5120,
+                                     5121,  6144,  6145,  7679,  7680,  7681,  8192,  8193,   9216,    9217,
+                                     10240, 10241, 10752, 10753, 70000, 300007, 2097152, 2097153};
 
 template <class H, class D = H>
 void all_sizes_keys(const char* tname) {
@@ -389,14 +393,16 @@ TEST_CASE(argsort_index_widths, false) {
 static void forced_ring_cases(bool small) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  struct cfg { unsigned log2, L, B; };
-  for (cfg c : {cfg{2, 1, 1}, cfg{3, 2, 1}, cfg{1, 1, 0}}) {
+  struct cfg { unsigned log2, L, B; bool small_tiles; };
+  // the short tiles of sm90_small_tiles (up to medium_n) and the long ones
+  for (cfg c : {cfg{2, 1, 1, true}, cfg{2, 1, 1, false}, cfg{3, 2, 1, true}, cfg{1, 1, 0, false}}) {
     t.force_onesweep = true;
+    t.small_tiles = c.small_tiles;
     t.ring = {c.log2, c.L, c.B};
     std::vector<std::size_t> sizes = small ? std::vector<std::size_t>{1, 37, 40000}
                                            : std::vector<std::size_t>{1, 2, 37, 7681, 40000, 300007};
     for (std::size_t n : sizes) {
-      const std::string w = "ring log2=" + std::to_string(c.log2);
+      const std::string w = "ring log2=" + std::to_string(c.log2) + (c.small_tiles ? " small tiles" : " long tiles");
       check_keys(make_keys<std::uint32_t>(n, dist::random, n), {}, "u32 " + w);
       check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::few_unique, n), {}, "u32/u32 " + w);
       check_argsort<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(n, dist::random, n + 1), {}, "argsort " + w);
@@ -408,7 +414,7 @@ static void forced_ring_cases(bool small) {
         check_argsort<float, std::uint64_t>(make_keys<float>(n, dist::random, n), {}, "f32 argsort " + w);
       }
     }
-    if (small) break;
+    if (small && !c.small_tiles) break;
   }
   t = saved;
 }
@@ -424,6 +430,28 @@ TEST_CASE(small_every_kernel, true) {
   forced_ring_cases(true);
   check_keys(make_keys<std::uint8_t>(50000, dist::random, 5), {}, "u8 one pass + copy home");
   check_keys(make_keys<std::uint16_t>(50000, dist::random, 6), {}, "u16 multi-block");
+}
+
+/// The histogram kernel notes whether any float key is a NaN or -0; without
+/// one, the scatter kernels skip the canonicalisation. One such key among
+/// plain floats (first, middle, last) must switch it back on.
+TEST_CASE(floats_canon_detected, false) {
+  const std::size_t n = 300007;
+  std::vector<float> plain(n);
+  std::uint64_t s = 5;
+  for (auto& f : plain) f = float(std::int64_t(splitmix(s) % 2001) - 1000);  // many equal keys, +0 among them
+  check_keys(plain, {}, "f32 no specials");
+  check_pairs<float, 4>(plain, {}, "f32/u32 no specials");
+  options desc;
+  desc.direction = order::descending;
+  for (float special : {-0.0f, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()})
+    for (std::size_t at : {std::size_t(0), n / 2, n - 1}) {
+      auto k = plain;
+      k[at] = special;
+      const std::string w = "f32 one special at " + std::to_string(at);
+      check_keys(k, {}, w);
+      check_pairs<float, 4>(k, desc, w + " desc");
+    }
 }
 
 TEST_CASE(keys_multi_tile, true) {

@@ -16,7 +16,9 @@ template <class U, class V, int Alt = 0>
 struct onesweep_kernels {
   static constexpr int value_bytes = std::is_same_v<V, no_value> ? 0 : int(sizeof(V));
   static constexpr onesweep_policy pol =
-      Alt ? sm90_alt_policy(int(sizeof(U)), value_bytes, Alt) : sm90_policy(int(sizeof(U)), value_bytes);
+      Alt < 0   ? sm90_small_tiles(int(sizeof(U)), value_bytes)
+      : Alt > 0 ? sm90_alt_policy(int(sizeof(U)), value_bytes, Alt)
+                : sm90_policy(int(sizeof(U)), value_bytes);
   static constexpr int threads = pol.threads, items = pol.items, min_blocks = pol.min_blocks;
   static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
   static constexpr bool early_counts = pol.early_counts;
@@ -117,8 +119,13 @@ void onesweep_run(const onesweep_job<U, V>& job);
 /// RADIX_CUDA_ALT_POLICY_BUILD is defined, and then chosen at run time with
 /// RADIX_CUDA_ALT_POLICY=N for 32- and 64-bit keys without values or with
 /// 32-bit ones.
+/// Alt = -1: sm90_small_tiles, for inputs above small_n and at most medium_n.
 template <class U, class V>
 void onesweep_sort(const onesweep_job<U, V>& job) {
+  if constexpr (onesweep_kernels<U, V>::pol.medium_n > 0) {
+    if (job.tuning.small_tiles && job.n <= onesweep_kernels<U, V>::pol.medium_n && !use_single_tile<U, V>(job.n, job.tuning))
+      return onesweep_run<U, V, -1>(job);
+  }
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
   if constexpr (sizeof(U) >= 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) {
     switch (job.tuning.alt_policy) {

@@ -4,7 +4,8 @@
 // turns the counts into each pass's digit offsets and plans on the device
 // which passes run: none if the input is sorted, and never a pass whose
 // digit is the same for every key (one bucket holds all n). Later kernels
-// read that plan; the host never waits for it.
+// read that plan; the host never waits for it. It also notes whether any float
+// key is a NaN or -0: if none is, the scatter kernels skip the canonicalisation.
 #pragma once
 #include "../block/block_scan.cuh"
 #include "../common.cuh"
@@ -102,6 +103,7 @@ struct histogram_agent {
     const std::uint64_t n = p.n;
     const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15u) == 0;
     bool unsorted = false;
+    bool canon_used = false;  // some key is a NaN or -0: the scatter kernels need the canonicalisation
     for (std::uint64_t base = std::uint64_t(blockIdx.x) * chunk; base < n; base += std::uint64_t(gridDim.x) * chunk) {
       if (aligned && base + chunk <= n) {
         // Full chunk: Vectors coalesced 16-byte loads per thread.
@@ -116,7 +118,10 @@ struct histogram_agent {
           U raw[per_vec];
           memcpy(raw, &v[k], 16);
 #pragma unroll
-          for (int j = 0; j < per_vec; ++j) o[k * per_vec + j] = ordered<Canon>(raw[j]);
+          for (int j = 0; j < per_vec; ++j) {
+            o[k * per_vec + j] = ordered<Canon>(raw[j]);
+            if constexpr (Canon) canon_used |= o[k * per_vec + j] != p.codec.biased(raw[j]);
+          }
           // Order check: each vector against the key before it (the last key of
           // the lane before; lane 0 reads it from memory).
           const U last = U(o[k * per_vec + per_vec - 1] & p.range_mask);
@@ -145,7 +150,9 @@ struct histogram_agent {
           for (int j = 0; j < per_thread; ++j) {
             const std::uint64_t i = i0 + std::uint64_t(j) * Threads + threadIdx.x;
             if (i < end) {
-              o[j] = ordered<Canon>(ld_nc(keys + i));
+              const U raw = ld_nc(keys + i);
+              o[j] = ordered<Canon>(raw);
+              if constexpr (Canon) canon_used |= o[j] != p.codec.biased(raw);
               if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked<Canon>(ld_nc(keys + i - 1));
               valid = j + 1;
             }
@@ -155,6 +162,8 @@ struct histogram_agent {
       }
     }
     if (__syncthreads_or(unsorted) && threadIdx.x == 0) atomicOr(&p.ctl->unsorted, 1u);
+    if constexpr (Canon)
+      if (__syncthreads_or(canon_used) && threadIdx.x == 0) atomicOr(&p.ctl->canon_used, 1u);
     for (int i = threadIdx.x; i < p.passes.total_bins; i += Threads)
     {
       unsigned c = 0;

@@ -34,6 +34,7 @@ struct control {
   unsigned tail;       ///< tail iterator of the look-back ring (seed 004): tail groups known finished, over all passes
   unsigned hist_done;  ///< histogram blocks finished (the last one plans)
   unsigned unsorted;   ///< some key is smaller than its predecessor
+  unsigned canon_used; ///< some key is a NaN or -0 (the float canonicalisation changes it)
   int eff_passes;      ///< passes that really run (k)
   unsigned ticket[max_passes];  ///< tile tickets of the e-th pass that runs
   int pass_eff[max_passes];  ///< pass p is the pass_eff[p]-th to run, or -1: skipped

@@ -82,7 +82,8 @@ struct scatter_agent {
   /// next tile's ticket is taken while the current one scatters (s.seq is
   /// double-buffered by iteration parity), so no warp waits on the atomic.
   __device__ void process() {
-    if (p.codec.canon) run<true>();
+    // without NaNs and -0 (the histogram kernel looked) canonical == biased
+    if (p.codec.canon && p.ctl->canon_used) run<true>();
     else run<false>();
   }
 
@@ -162,12 +163,40 @@ struct scatter_agent {
       __syncthreads();
       count = rank_t::scan_digits(s.rank, digits, publish);  // ends with a barrier: every warp has read its keys
     }
-    // rank: stable ranks within the warp (early counts: from the warp's prefix)
-    constexpr int pairs = (Items + 1) / 2;
-    unsigned rank2[pairs];
-    {
-      const unsigned lt = lanemask_lt();
-      const unsigned gt = ~(lt | (1u << lane));
+    // stage one key (and its value) at its place in the digit-sorted tile
+    auto stage_one = [&](int i, unsigned dg, unsigned pos) {
+      tile_keys()[pos] = keys[i];
+      tile_digits()[pos] = static_cast<unsigned char>(dg);
+      if constexpr (has_values) {
+        const std::uint64_t src = base + warp_base + i * 32 + lane;
+        tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
+      }
+    };
+    const unsigned lt = lanemask_lt();
+    const unsigned gt = ~(lt | (1u << lane));
+    if constexpr (EarlyCounts) {
+      // rank and stage at once: with the warp prefixes already scanned, a
+      // rank is the key's place in the sorted tile, so no rank is kept (the
+      // registers this frees are what lets three blocks share an SM)
+      if (valid < tile) {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) {
+          const bool ok = item_valid(i);
+          const unsigned dg = ok ? digit<Canon>(keys[i]) : rank_t::no_digit;
+          const unsigned r = rank_t::template rank_one<true>(dg, hist, lt, gt);
+          if (ok) stage_one(i, dg, r);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) {
+          const unsigned dg = digit<Canon>(keys[i]);
+          stage_one(i, dg, rank_t::template rank_one<false>(dg, hist, lt, gt));
+        }
+      }
+    } else {
+      // rank: stable ranks within the warp, two 16-bit ranks a register
+      constexpr int pairs = (Items + 1) / 2;
+      unsigned rank2[pairs];
       if (valid < tile) {
 #pragma unroll
         for (int i = 0; i < Items; ++i) {
@@ -182,32 +211,24 @@ struct scatter_agent {
           rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (r << 16)) : r;
         }
       }
-    }
-    if constexpr (!EarlyCounts) {
       if (threadIdx.x == helper) ring::wait_for_slot(ctl, seq, p.ring_cfg, known_tail);  // before publishing
       __syncwarp();
       __syncthreads();
       count = rank_t::scan_digits(s.rank, digits, publish);
-    }
-    // stage keys and values in digit order (full tiles: no per-item check)
-    auto stage_items = [&](auto full) {
+      // stage keys and values in digit order (full tiles: no per-item check)
+      auto stage_items = [&](auto full) {
 #pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        if (decltype(full)::value || item_valid(i)) {
-          const unsigned dg = digit<Canon>(keys[i]);
-          const unsigned r = (i & 1) ? rank2[i / 2] >> 16 : rank2[i / 2] & 0xFFFFu;
-          const unsigned pos = EarlyCounts ? r : rank_t::local_position(s.rank, dg, r);
-          tile_keys()[pos] = keys[i];
-          tile_digits()[pos] = static_cast<unsigned char>(dg);
-          if constexpr (has_values) {
-            const std::uint64_t src = base + warp_base + i * 32 + lane;
-            tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
+        for (int i = 0; i < Items; ++i) {
+          if (decltype(full)::value || item_valid(i)) {
+            const unsigned dg = digit<Canon>(keys[i]);
+            const unsigned r = (i & 1) ? rank2[i / 2] >> 16 : rank2[i / 2] & 0xFFFFu;
+            stage_one(i, dg, rank_t::local_position(s.rank, dg, r));
           }
         }
-      }
-    };
-    if (valid == tile) stage_items(std::true_type{});
-    else stage_items(std::false_type{});
+      };
+      if (valid == tile) stage_items(std::true_type{});
+      else stage_items(std::false_type{});
+    }
 
     // look back
     if (int(d) < digits) {
