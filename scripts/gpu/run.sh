@@ -7,6 +7,7 @@
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench (ALTS, ALT_ARGS)
 #                                     records algos pic broadphase lbvh filesort opencl
 #                                     (default: build test conformance sanitize large bench)
+# sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
 # algos (issue 4, runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
 # radix_cuda_tests 'algo_*', compute-sanitizer over its --small cases, radix_algorithms_bench
 # (markdown + CSV, ALGOS_BENCH_ARGS) and, where matplotlib is installed, the plot.
@@ -101,7 +102,7 @@ if has sanitize; then
   # The algorithm cases (algo_*) have their own sanitizer runs in the algos stage.
   SAN_ARGS=(--small '!algo_*')
   [ -n "${SAN_CASE:-}" ] && SAN_ARGS=($SAN_CASE)
-  for tool in memcheck racecheck synccheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
     t0=$(date +%s)
     timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $tool --error-exitcode 99 "$TESTS" "${SAN_ARGS[@]}" >> "$OUT/sanitizer.log" 2>&1
     rc=$?
