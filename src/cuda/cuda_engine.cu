@@ -35,7 +35,8 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
             << ", hist_vectors=" << p.hist_vectors << ", ring_tiles=" << (1 << p.ring_log2)
             << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
             << ", small_n=" << p.small_n << ", medium_n=" << p.medium_n << ", early_counts=" << (p.early_counts ? "on" : "off")
-            << ", lookback_batch=" << p.lookback_batch << "}";
+            << ", lookback_batch=" << p.lookback_batch << ", prefetch_values=" << (p.prefetch_values ? "on" : "off")
+            << "}";
 }
 
 onesweep_tuning& tuning_override() {

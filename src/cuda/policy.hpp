@@ -22,6 +22,7 @@ struct onesweep_policy {
   std::uint64_t medium_n; ///< above small_n and at or below: sm90_small_tiles (0: none)
   bool early_counts;     ///< scatter: count digits (shared atomics) and publish before ranking (CUB's "early counts")
   int lookback_batch;    ///< predecessors a look-back reads at once (one round trip)
+  bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
   constexpr int tile() const { return threads * items; }
 };
 
@@ -68,23 +69,25 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
 /// stage altbench). Inputs small enough for one block, or for the small
 /// tiles, still take the default's kernels. Each slot: {threads, items,
-/// blocks per SM} per key width and value width, always with the early counts.
+/// blocks per SM, look-back batch, values prefetched} per key width and value
+/// width, always with the early counts.
 /// Three blocks per SM fit in shared memory (228 KB, 1 KB reserved a block)
 /// up to 384 x 30 for 32-bit keys, 384 x 16 for 9 bytes a key (32-bit pairs,
 /// 64-bit keys) and 384 x 11 for 13 (64-bit keys with 32-bit values).
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks; };
+  struct shape { int threads, items, min_blocks, lookback_batch; bool prefetch_values; };
   // rows: u32 keys, u32 + 4-byte values, u64 keys, u64 + 4-byte values; columns: slots 1..3
   constexpr shape slots[4][3] = {
-      {{384, 24, 3}, {384, 30, 3}, {512, 20, 2}},
-      {{448, 22, 2}, {512, 18, 2}, {384, 16, 3}},
-      {{384, 16, 3}, {384, 14, 3}, {512, 18, 2}},
-      {{384, 11, 3}, {512, 12, 2}, {448, 14, 2}},
+      {{384, 28, 3, 4, false}, {384, 28, 3, 6, false}, {384, 26, 3, 8, false}},
+      {{512, 20, 2, 8, true}, {384, 27, 2, 8, true}, {448, 22, 2, 8, true}},
+      {{384, 24, 2, 6, false}, {384, 26, 2, 8, false}, {384, 22, 2, 8, false}},
+      {{384, 16, 2, 8, true}, {512, 12, 2, 8, true}, {448, 14, 2, 8, true}},
   };
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   const int row = (key_bytes == 8 ? 2 : 0) + (value_bytes ? 1 : 0);
   const shape sh = slots[row][which - 1];
   p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.early_counts = true;
+  p.lookback_batch = sh.lookback_batch, p.prefetch_values = sh.prefetch_values;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }

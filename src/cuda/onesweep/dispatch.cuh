@@ -22,9 +22,11 @@ struct onesweep_kernels {
   static constexpr int threads = pol.threads, items = pol.items, min_blocks = pol.min_blocks;
   static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
   static constexpr bool early_counts = pol.early_counts;
-  using scatter = scatter_agent<U, V, threads, items, early_counts, pol.lookback_batch>;
+  static constexpr bool prefetch = pol.prefetch_values && !std::is_same_v<V, no_value>;
+  using scatter = scatter_agent<U, V, threads, items, early_counts, pol.lookback_batch, prefetch>;
   using single = single_tile_agent<U, V, threads, items>;
-  static constexpr auto scatter_kernel = onesweep_scatter_kernel<U, V, threads, items, min_blocks, early_counts, pol.lookback_batch>;
+  static constexpr auto scatter_kernel =
+      onesweep_scatter_kernel<U, V, threads, items, min_blocks, early_counts, pol.lookback_batch, prefetch>;
   static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors>;
   struct residency {
     int scatter = 1, histogram = 1;  ///< blocks per SM

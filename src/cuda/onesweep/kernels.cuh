@@ -14,12 +14,15 @@ __global__ void __launch_bounds__(Threads) onesweep_histogram_kernel(const histo
 }
 
 /// EarlyCounts: count and publish the tile's digits before ranking; LookbackBatch:
-/// predecessors read at once in the look-back (scatter_agent).
-template <class U, class V, int Threads, int Items, int MinBlocks, bool EarlyCounts, int LookbackBatch>
+/// predecessors read at once in the look-back; PrefetchValues: values loaded
+/// to registers with the keys (scatter_agent).
+template <class U, class V, int Threads, int Items, int MinBlocks, bool EarlyCounts, int LookbackBatch,
+          bool PrefetchValues>
 __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass,
                                                                    int shift, int bits, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
-  scatter_agent<U, V, Threads, Items, EarlyCounts, LookbackBatch>{p, pass, shift, bits, bin_offset, smem}.process();
+  scatter_agent<U, V, Threads, Items, EarlyCounts, LookbackBatch, PrefetchValues>{p, pass, shift, bits, bin_offset, smem}
+      .process();
 }
 
 template <class U, class V, int Threads, int Items>

@@ -38,8 +38,10 @@
 
 namespace radix::cuda_detail {
 
-template <class U, class V, int Threads, int Items, bool EarlyCounts = false, int LookbackBatch = 8>
+template <class U, class V, int Threads, int Items, bool EarlyCounts = false, int LookbackBatch = 8,
+          bool PrefetchValues = false>
 struct scatter_agent {
+  static_assert(!PrefetchValues || EarlyCounts, "values are prefetched only for the early counts' staging");
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
   static constexpr int warp_tile = 32 * Items;
@@ -130,6 +132,18 @@ struct scatter_agent {
     const int warp_base = int(warp) * warp_tile;
     U keys[Items];
     load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    // PrefetchValues: the values' loads are in flight while the keys are
+    // counted, instead of one exposed load per key when it is staged
+    constexpr bool prefetch = PrefetchValues && has_values;
+    V vals[prefetch ? Items : 1];
+    if constexpr (prefetch) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int idx = warp_base + i * 32 + int(lane);
+        const std::uint64_t src = base + idx;
+        vals[i] = idx < valid ? (buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src)) : V{};
+      }
+    }
     __syncthreads();  // counters cleared
 
     unsigned long long* my_slot = ring::slot(p.ring, seq, p.ring_cfg);
@@ -167,7 +181,9 @@ struct scatter_agent {
     auto stage_one = [&](int i, unsigned dg, unsigned pos) {
       tile_keys()[pos] = keys[i];
       tile_digits()[pos] = static_cast<unsigned char>(dg);
-      if constexpr (has_values) {
+      if constexpr (prefetch) {
+        tile_values()[pos] = vals[i];
+      } else if constexpr (has_values) {
         const std::uint64_t src = base + warp_base + i * 32 + lane;
         tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
       }
