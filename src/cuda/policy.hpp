@@ -29,17 +29,18 @@ struct onesweep_policy {
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
 /// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
-/// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles, look-back
-/// batches of 8. Scatter tiles: chosen by measurement (NOTES.md, timeline rows
-/// 17-25): long tiles (fewer, shorter look-backs) win until shared memory or
-/// registers run out; the early counts (which keep no ranks in registers) let
-/// 32-bit keys run three blocks of 384 x 28 per SM; 32-bit pairs are capped
-/// at two blocks by shared memory and take 16 warps. Values wider than 4
-/// bytes take shorter tiles so that two blocks still fit an SM.
+/// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles. Chosen by
+/// measurement (NOTES.md, timeline rows 17-26): long tiles (fewer, shorter
+/// look-backs) win until shared memory or registers run out; the early counts
+/// (which keep no ranks in registers) let 32-bit keys run three blocks of
+/// 384 x 28 per SM, and with that many tiles in flight a look-back reads 4
+/// predecessors at once rather than 8; 32-bit pairs are capped at two blocks
+/// by shared memory and take 16 warps. Values wider than 4 bytes take shorter
+/// tiles so that two blocks still fit an SM.
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
-  auto make = [](int threads, int items, int min_blocks, bool early, std::uint64_t medium_n) {
+  auto make = [](int threads, int items, int min_blocks, bool early, std::uint64_t medium_n, int batch = 8) {
     return onesweep_policy{threads, items, min_blocks, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items,
-                           medium_n, early, 8};
+                           medium_n, early, batch};
   };
   // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles;
   // compiled for keys only and 4-byte values)
@@ -48,9 +49,9 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     case 1:
     case 2: return make(512, 16, 2, false, 0);
     case 4:
-      if (value_bytes == 0) return make(384, 28, 3, true, medium);
+      if (value_bytes == 0) return make(384, 28, 3, true, medium, 4);
       return value_bytes <= 4 ? make(512, 20, 2, true, medium) : make(384, 16, 2, true, 0);
-    default: return make(384, value_bytes == 0 ? 24 : 16, 2, true, medium);
+    default: return make(384, value_bytes == 0 ? 26 : 16, 2, true, medium);
   }
 }
 
@@ -78,10 +79,10 @@ constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int wh
   struct shape { int threads, items, min_blocks, lookback_batch; bool prefetch_values; };
   // rows: u32 keys, u32 + 4-byte values, u64 keys, u64 + 4-byte values; columns: slots 1..3
   constexpr shape slots[4][3] = {
-      {{384, 28, 3, 4, false}, {384, 28, 3, 6, false}, {384, 26, 3, 8, false}},
-      {{512, 20, 2, 8, true}, {384, 27, 2, 8, true}, {448, 22, 2, 8, true}},
-      {{384, 24, 2, 6, false}, {384, 26, 2, 8, false}, {384, 22, 2, 8, false}},
-      {{384, 16, 2, 8, true}, {512, 12, 2, 8, true}, {448, 14, 2, 8, true}},
+      {{384, 28, 3, 2, false}, {384, 28, 3, 3, false}, {384, 30, 3, 4, false}},
+      {{512, 20, 2, 4, false}, {512, 20, 2, 2, false}, {384, 27, 2, 4, false}},
+      {{384, 26, 2, 4, false}, {384, 24, 2, 4, false}, {384, 26, 2, 2, false}},
+      {{384, 16, 2, 4, true}, {384, 16, 2, 4, false}, {384, 16, 2, 2, true}},
   };
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   const int row = (key_bytes == 8 ? 2 : 0) + (value_bytes ? 1 : 0);
