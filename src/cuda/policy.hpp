@@ -33,11 +33,11 @@ std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 /// measurement (NOTES.md, timeline rows 17-26): long tiles (fewer, shorter
 /// look-backs) win until shared memory or registers run out; the early counts
 /// (which keep no ranks in registers) let 32-bit keys run three blocks of
-/// 384 x 28 per SM; a look-back reads 2 predecessors at once (8 was 1-7 %
-/// slower for every width measured); 32-bit
-/// pairs are capped at two blocks by shared memory and take 16 warps; 64-bit
-/// keys with 4-byte values load the values with the keys. Values wider than
-/// 4 bytes take shorter tiles so that two blocks still fit an SM.
+/// 384 x 28 per SM; a look-back reads one predecessor at a time (two for
+/// 64-bit keys: reading 8 at once was 1-10 % slower for every width measured);
+/// 32-bit pairs are capped at two blocks by shared memory and take 16 warps;
+/// 4-byte values are loaded with the keys. Values wider than 4 bytes take
+/// shorter tiles so that two blocks still fit an SM.
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   auto make = [](int threads, int items, int min_blocks, bool early, std::uint64_t medium_n, int batch) {
     return onesweep_policy{threads, items, min_blocks, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items,
@@ -49,12 +49,15 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   switch (key_bytes) {
     case 1:
     case 2: return make(512, 16, 2, false, 0, 8);
-    case 4:
-      if (value_bytes == 0) return make(384, 28, 3, true, medium, 2);
-      return value_bytes <= 4 ? make(512, 20, 2, true, medium, 2) : make(384, 16, 2, true, 0, 2);
-    default: {
-      onesweep_policy p = make(384, value_bytes == 0 ? 26 : 16, 2, true, medium, 2);
+    case 4: {
+      if (value_bytes == 0) return make(384, 28, 3, true, medium, 1);
+      onesweep_policy p = value_bytes <= 4 ? make(512, 20, 2, true, medium, 1) : make(384, 16, 2, true, 0, 1);
       p.prefetch_values = value_bytes == 4;  // measured for 4-byte values only
+      return p;
+    }
+    default: {
+      onesweep_policy p = make(384, value_bytes == 0 ? 26 : 16, 2, true, medium, value_bytes == 0 ? 2 : 1);
+      p.prefetch_values = value_bytes == 4;
       return p;
     }
   }
@@ -84,10 +87,10 @@ constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int wh
   struct shape { int threads, items, min_blocks, lookback_batch; bool prefetch_values; };
   // rows: u32 keys, u32 + 4-byte values, u64 keys, u64 + 4-byte values; columns: slots 1..3
   constexpr shape slots[4][3] = {
-      {{384, 28, 3, 1, false}, {384, 30, 3, 2, false}, {384, 24, 3, 2, false}},
-      {{512, 20, 2, 1, false}, {512, 20, 2, 2, true}, {384, 27, 2, 2, true}},
-      {{384, 26, 2, 1, false}, {384, 24, 2, 2, false}, {384, 22, 2, 2, false}},
-      {{384, 16, 2, 1, true}, {448, 14, 2, 2, true}, {512, 12, 2, 2, true}},
+      {{384, 30, 3, 1, false}, {384, 24, 3, 1, false}, {384, 28, 3, 2, false}},
+      {{384, 27, 2, 1, true}, {448, 22, 2, 1, true}, {512, 20, 2, 2, true}},
+      {{384, 26, 2, 1, false}, {384, 24, 2, 2, false}, {384, 22, 2, 1, false}},
+      {{448, 14, 2, 1, true}, {512, 12, 2, 1, true}, {384, 16, 2, 2, true}},
   };
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   const int row = (key_bytes == 8 ? 2 : 0) + (value_bytes ? 1 : 0);
