@@ -487,6 +487,7 @@ TEST(OpenclPaths, ChunkedGeometryFitsLocalMemory) {
   SKIP_WITHOUT_DEVICE();
   od::queue_facts f = od::facts_of(dev.queue);
   f.pol.local_sort = 2;
+  f.pol.cs_items = 256;  // the default, whatever RADIX_OPENCL_POLICY says (the bound below is for 256 items)
   f.info.local_mem = 48 * 1024;
   for (std::size_t kb : {1, 2, 4, 8})
     for (std::size_t vb : {0, 1, 2, 4, 8}) {
