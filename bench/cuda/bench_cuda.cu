@@ -3,7 +3,9 @@
 // pristine copy before every timed run, outside the timed region), timed with
 // CUDA events, median of >= 20 runs after warm-up. Prints a markdown table.
 //
-//   radix_cuda_bench [--quick] [--reps N] [--only SUBSTRING] [--log2 N]
+//   radix_cuda_bench [--quick] [--reps N] [--only SUBSTRING] [--log2 N] [--n N] [--ws-first]
+// (--n N: every row with exactly N elements; --ws-first: our workspace
+// allocated before the data buffers; both for diagnostics)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,6 +28,8 @@ constexpr double copy_bytes_per_s = 2.96e12;  // design.md: H100 device-to-devic
 int g_reps = 25;
 std::string g_only;
 int g_log2 = -1;  // --log2 N: only rows of 2^N elements
+std::uint64_t g_n = 0;  // --n N: every row with exactly N elements (diagnostics)
+bool g_ws_first = false;  // --ws-first: our workspace allocated before the data buffers (diagnostics)
 
 enum class gen { random, presorted, low16, low10, floats };
 
@@ -123,9 +127,20 @@ std::vector<row> g_rows;
 template <class K, class V>
 void run_case(const std::string& name, std::uint64_t n, gen g, int end_bit, int passes, cudaStream_t s) {
   if (!g_only.empty() && name.find(g_only) == std::string::npos) return;
-  if (g_log2 >= 0 && n != (1ull << g_log2)) return;
+  if (g_n) {
+    for (const row& r : g_rows)
+      if (r.name == name) return;  // the u32 size ladder: once
+    n = g_n;
+  } else if (g_log2 >= 0 && n != (1ull << g_log2)) return;
   constexpr bool pairs = !std::is_same_v<V, peers::none>;
   using VV = std::conditional_t<pairs, V, std::uint32_t>;
+  radix::options o;
+  o.end_bit = end_bit;
+  std::size_t ws_bytes;
+  if constexpr (pairs) ws_bytes = radix::cuda::sort_pairs_workspace_bytes<K, VV>(n, o);
+  else ws_bytes = radix::cuda::sort_keys_workspace_bytes<K>(n, o);
+  void* ws = nullptr;
+  if (g_ws_first && ws_bytes) CU(cudaMalloc(&ws, ws_bytes));
   K* pk = dalloc<K>(n);
   K* wk = dalloc<K>(n);
   K* ak = dalloc<K>(n);
@@ -138,14 +153,8 @@ void run_case(const std::string& name, std::uint64_t n, gen g, int end_bit, int 
   if (pairs) fill_vals<VV><<<2048, 256, 0, s>>>(pv, n);
   CU(cudaGetLastError());
 
-  radix::options o;
-  o.end_bit = end_bit;
   const int cub_end = end_bit < 0 ? int(sizeof(K) * 8) : end_bit;
-  std::size_t ws_bytes;
-  if constexpr (pairs) ws_bytes = radix::cuda::sort_pairs_workspace_bytes<K, VV>(n, o);
-  else ws_bytes = radix::cuda::sort_keys_workspace_bytes<K>(n, o);
-  void* ws = nullptr;
-  if (ws_bytes) CU(cudaMalloc(&ws, ws_bytes));
+  if (!g_ws_first && ws_bytes) CU(cudaMalloc(&ws, ws_bytes));
   const std::size_t cub_bytes = peers::cub_temp_bytes<K, V>(n, 0, cub_end);
   void* ct = nullptr;
   CU(cudaMalloc(&ct, std::max<std::size_t>(cub_bytes, 1)));
@@ -205,6 +214,8 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) g_reps = std::max(1, std::atoi(argv[++i]));
     else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
     else if (a == "--log2" && i + 1 < argc) g_log2 = std::atoi(argv[++i]);
+    else if (a == "--n" && i + 1 < argc) g_n = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--ws-first") g_ws_first = true;
   }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -253,7 +264,8 @@ int main(int argc, char** argv) {
     const double bytes = double(r.n) * r.key_bytes + double(r.passes) * 2.0 * double(r.n) * (r.key_bytes + r.value_bytes);
     const double floor_ms = bytes / copy_bytes_per_s * 1e3;
     char nbuf[32];
-    std::snprintf(nbuf, sizeof nbuf, "2^%d", int(std::lround(std::log2(double(r.n)))));
+    if ((r.n & (r.n - 1)) == 0) std::snprintf(nbuf, sizeof nbuf, "2^%d", int(std::lround(std::log2(double(r.n)))));
+    else std::snprintf(nbuf, sizeof nbuf, "%llu", static_cast<unsigned long long>(r.n));
     std::printf("| %s | %s | %.3f | %.2f | %.3f | %.3f | %.2fx | %.3f | %.0f%% | %s | %s | %s | %s |\n", r.name.c_str(),
                 nbuf, r.ours, double(r.n) / r.ours / 1e6, r.cub, r.thrust, r.cub / r.ours, floor_ms,
                 100.0 * floor_ms / r.ours, mb(r.ours_extra).c_str(), mb(r.ours_ws).c_str(), mb(r.cub_temp).c_str(),

@@ -6,6 +6,7 @@
 #
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench (ALTS, ALT_ARGS)
 #                                     records algos pic broadphase lbvh filesort opencl
+#                                     kerneltimes (KT_ROWS) profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
 # algos (issue 4, runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
@@ -134,6 +135,31 @@ if has altbench; then
     note "-- RADIX_CUDA_ALT_POLICY=$a radix_cuda_bench ${ALT_ARGS:-${BENCH_ARGS:-}}: exit $?"
     grep "^| " "$OUT/bench_alt$a.md" | tee -a "$SUMMARY"
   done
+fi
+if has kerneltimes; then
+  # Per-kernel times (ncu gpu__time_duration, clocks left alone) of benchmark rows,
+  # ours beside CUB's in one process. KT_ROWS: "substring:log2" entries, separated by ';'.
+  IFS=';' read -ra KT <<< "${KT_ROWS:-u32 keys:28}"
+  for r in "${KT[@]}"; do
+    only=${r%:*}; lg=${r##*:}; tag=$(echo "$only-$lg" | tr -c 'a-zA-Z0-9\n-' '_')
+    ncu --clock-control none --metrics gpu__time_duration.sum --csv --page raw \
+      "$BENCH" --only "$only" --log2 "$lg" --reps 1 > "$OUT/kt_$tag.csv" 2>> "$OUT/kerneltimes.log"
+    note "-- kernel times: '$only' 2^$lg (ncu exit $?)"
+    python3 scripts/gpu/kernel_times.py "$OUT/kt_$tag.csv" 2>&1 | tee -a "$SUMMARY"
+  done
+  (cd "$OUT" && tar czf kerneltimes.tgz kt_*.csv && rm -f kt_*.csv)
+fi
+if has profile; then
+  # ncu source counters of one kernel launch (PROF_KERNEL regex, PROF_SKIP launches
+  # skipped) of one benchmark row (PROF_ONLY, PROF_LOG2); the SASS view as CSV.
+  ncu --clock-control none --kernel-name "regex:${PROF_KERNEL:-onesweep_scatter}" --launch-skip ${PROF_SKIP:-4} \
+    --launch-count 1 --set full --import-source no -o "$OUT/profile" -f \
+    "$BENCH" --only "${PROF_ONLY:-u32 keys}" --log2 ${PROF_LOG2:-26} --reps 1 > "$OUT/profile.log" 2>&1
+  note "-- ncu profile of ${PROF_KERNEL:-onesweep_scatter}: exit $?"
+  ncu --import "$OUT/profile.ncu-rep" --page details > "$OUT/profile_details.txt" 2>&1
+  ncu --import "$OUT/profile.ncu-rep" --page source --csv --print-source sass > "$OUT/profile_sass.csv" 2>&1
+  gzip -f "$OUT/profile_sass.csv"
+  grep -E "Duration|Registers|Achieved Occupancy|Executed Instructions |Theoretical Occupancy" "$OUT/profile_details.txt" | head -12 | tee -a "$SUMMARY"
 fi
 if has records; then
   # Record sorting (issue 10): radix::cuda::sort_records vs CUB / Thrust + plain gather.

@@ -15,6 +15,7 @@ struct onesweep_policy {
   int radix_bits;        ///< digit width (<= 8)
   int hist_threads;      ///< threads per block of the all-digit histogram
   int hist_vectors;      ///< 16-byte vectors per thread per histogram chunk
+  int hist_min_blocks;   ///< histogram blocks per SM the register budget must allow (__launch_bounds__)
   int ring_log2;         ///< look-back ring: 2^ring_log2 tiles x 256 digits x 8 bytes
   int lookback_limit;    ///< L: a tile looks back at most this many tiles
   int tail_bits;         ///< tail iterator: tiles in a group may finish out of order
@@ -23,6 +24,8 @@ struct onesweep_policy {
   bool early_counts;     ///< scatter: count digits (shared atomics) and publish before ranking (CUB's "early counts")
   int lookback_batch;    ///< predecessors a look-back reads at once (one round trip)
   bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
+  bool direct_load = false;      ///< scatter: keys loaded straight to registers (else cp.async through shared memory; sm_90: 6 % faster)
+  bool stage_digits = true;      ///< scatter: keep each staged key's digit in shared memory (else recompute it; sm_90: 2 % faster)
   constexpr int tile() const { return threads * items; }
 };
 
@@ -37,10 +40,12 @@ std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 /// 64-bit keys: reading 8 at once was 1-10 % slower for every width measured);
 /// 32-bit pairs are capped at two blocks by shared memory and take 16 warps;
 /// 4-byte values are loaded with the keys. Values wider than 4 bytes take
-/// shorter tiles so that two blocks still fit an SM.
+/// shorter tiles so that two blocks still fit an SM. The histogram: 256
+/// threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the next
+/// chunk's loads are in flight while one is counted; at 4 blocks it spills).
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   auto make = [](int threads, int items, int min_blocks, bool early, std::uint64_t medium_n, int batch) {
-    return onesweep_policy{threads, items, min_blocks, 8, 256, 4, 10, 256, 8, std::uint64_t(threads) * items,
+    return onesweep_policy{threads, items, min_blocks, 8, 256, 4, 3, 10, 256, 8, std::uint64_t(threads) * items,
                            medium_n, early, batch};
   };
   // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles;
@@ -79,24 +84,26 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// stage altbench). Inputs small enough for one block, or for the small
 /// tiles, still take the default's kernels. Each slot: {threads, items,
 /// blocks per SM, look-back batch, values prefetched} per key width and value
-/// width, always with the early counts.
+/// width, always with the early counts, {keys loaded straight to registers,
+/// digits staged}.
 /// Three blocks per SM fit in shared memory (228 KB, 1 KB reserved a block)
 /// up to 384 x 30 for 32-bit keys, 384 x 16 for 9 bytes a key (32-bit pairs,
 /// 64-bit keys) and 384 x 11 for 13 (64-bit keys with 32-bit values).
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks, lookback_batch; bool prefetch_values; };
+  struct shape { int threads, items, min_blocks, lookback_batch; bool prefetch_values, direct_load, stage_digits; };
   // rows: u32 keys, u32 + 4-byte values, u64 keys, u64 + 4-byte values; columns: slots 1..3
   constexpr shape slots[4][3] = {
-      {{384, 30, 3, 1, false}, {384, 24, 3, 1, false}, {384, 28, 3, 2, false}},
-      {{384, 27, 2, 1, true}, {448, 22, 2, 1, true}, {512, 20, 2, 2, true}},
-      {{384, 26, 2, 1, false}, {384, 24, 2, 2, false}, {384, 22, 2, 1, false}},
-      {{448, 14, 2, 1, true}, {512, 12, 2, 1, true}, {384, 16, 2, 2, true}},
+      {{384, 30, 3, 1, false, false, true}, {384, 28, 3, 2, false, false, true}, {384, 26, 3, 1, false, false, true}},
+      {{512, 20, 2, 1, true, true, true}, {384, 27, 2, 1, true, false, true}, {448, 22, 2, 1, true, false, true}},
+      {{384, 26, 2, 1, false, false, true}, {384, 24, 2, 2, false, false, true}, {512, 20, 2, 2, false, false, true}},
+      {{384, 16, 2, 1, true, true, true}, {448, 14, 2, 1, true, false, true}, {384, 16, 2, 2, true, false, true}},
   };
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   const int row = (key_bytes == 8 ? 2 : 0) + (value_bytes ? 1 : 0);
   const shape sh = slots[row][which - 1];
   p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.early_counts = true;
   p.lookback_batch = sh.lookback_batch, p.prefetch_values = sh.prefetch_values;
+  p.direct_load = sh.direct_load, p.stage_digits = sh.stage_digits;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }

@@ -284,5 +284,33 @@ TEST(Codec, DescendingReversesAscendingForEveryKind) {
     });
 }
 
+/// The cheaper forms the GPU kernels pick (core::key_form) give the codec's
+/// bits wherever they are picked: linear for every integer kind and only
+/// for them, biased wherever the canonicalisation is off.
+TEST(Codec, KeyFormsAgreeWithTheCodecWherePicked) {
+  using radix::core::key_form;
+  using radix::core::ordered_as;
+  for (kt t : all_kts)
+    visit_kt(t, [&](auto tg) {
+      using K = typename decltype(tg)::type;
+      using U = bits_t<K>;
+      SCOPED_TRACE(kt_name(t));
+      const bool is_float = radix::key_desc_of<K>().kind == radix::key_kind::floating;
+      for (auto dir : {radix::order::ascending, radix::order::descending})
+        for (auto f : {radix::float_order::numeric, radix::float_order::total}) {
+          const auto c = make_codec<U>(radix::key_desc_of<K>(), dir, f);
+          ASSERT_EQ(c.linear(), !is_float);
+          rng r(11);
+          for (int i = 0; i < 4000; ++i) {
+            const U x = i < 4 ? U(i == 0 ? U(0) : i == 1 ? U(~U(0)) : i == 2 ? U(U(1) << (sizeof(U) * 8 - 1)) : U(1))
+                              : U(r());
+            ASSERT_EQ(ordered_as<key_form::canonical>(c, x), c.canonical(x)) << hex(x);
+            if (c.linear()) ASSERT_EQ(ordered_as<key_form::linear>(c, x), c(x)) << hex(x);
+            if (!c.canon) ASSERT_EQ(ordered_as<key_form::biased>(c, x), c(x)) << hex(x);
+          }
+        }
+    });
+}
+
 }  // namespace
 }  // namespace rt

@@ -1,8 +1,10 @@
-// Tile loading: a warp reads its sub-tile of 32 x Items elements with 16-byte
-// asynchronous copies (cp.async, global to shared without registers), then each lane takes its items in warp-striped
-// order (item i of lane l is element i*32 + l), the order the ranking needs
-// for stability. Partial sub-tiles and unaligned sources fall back to scalar
-// loads.
+// Tile loading: a warp reads its sub-tile of 32 x Items elements in
+// warp-striped order (item i of lane l is element i*32 + l), the order the
+// ranking needs for stability. striped(): 16-byte asynchronous copies
+// (cp.async, global to shared without registers), then each lane reads its
+// items from shared memory; striped_direct(): one coalesced load per item
+// straight to registers. Partial sub-tiles (and, for striped(), unaligned
+// sources) fall back to scalar loads.
 
 #pragma once
 #include "../common.cuh"
@@ -30,6 +32,24 @@ struct warp_load {
         read_striped(out, warp_smem, lane);
         return;
       }
+    }
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int idx = i * 32 + int(lane);
+      out[i] = idx < valid ? ld_nc(src + idx) : fill;
+    }
+  }
+
+  /// The same order straight from global memory: one 4- or 8-byte load per
+  /// item, each a coalesced warp-wide access (CUB's way). No shared memory
+  /// traffic, where the copies above cost a write and a read of every key
+  /// through it.
+  __device__ __forceinline__ static void striped_direct(const T* src, int valid, T (&out)[Items], T fill) {
+    const unsigned lane = lane_id();
+    if (valid >= elems) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) out[i] = ld_nc(src + i * 32 + int(lane));
+      return;
     }
 #pragma unroll
     for (int i = 0; i < Items; ++i) {

@@ -23,11 +23,21 @@ struct onesweep_kernels {
   static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
   static constexpr bool early_counts = pol.early_counts;
   static constexpr bool prefetch = pol.prefetch_values && !std::is_same_v<V, no_value>;
-  using scatter = scatter_agent<U, V, threads, items, early_counts, pol.lookback_batch, prefetch>;
+  using scatter = scatter_agent<U, V, threads, items, early_counts, pol.lookback_batch, prefetch, pol.direct_load,
+                                pol.stage_digits>;
   using single = single_tile_agent<U, V, threads, items>;
-  static constexpr auto scatter_kernel =
-      onesweep_scatter_kernel<U, V, threads, items, min_blocks, early_counts, pol.lookback_batch, prefetch>;
-  static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors>;
+  /// Linear: for integer keys (codec.linear()); 1-byte keys are never floats.
+  template <bool Linear>
+  static constexpr auto scatter_kernel_for =
+      onesweep_scatter_kernel<U, V, threads, items, min_blocks, early_counts, pol.lookback_batch, prefetch,
+                              pol.direct_load, pol.stage_digits, Linear>;
+  static constexpr bool may_be_float = sizeof(U) >= 2;
+  static constexpr auto scatter_kernel = scatter_kernel_for<!may_be_float>;
+  static auto scatter_kernel_of(const core::ordered_codec<U>& c) {
+    if constexpr (may_be_float) return c.linear() ? scatter_kernel_for<true> : scatter_kernel_for<false>;
+    else return scatter_kernel;
+  }
+  static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors, pol.hist_min_blocks>;
   struct residency {
     int scatter = 1, histogram = 1;  ///< blocks per SM
   };
@@ -39,7 +49,11 @@ struct onesweep_kernels {
     static cudaError_t status = cudaSuccess;
     static int per_sm = 0, hist_per_sm = 0;
     std::call_once(once, [] {
-      status = cudaFuncSetAttribute(scatter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
+      status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(scatter::smem_bytes));
+      if (status == cudaSuccess && may_be_float)
+        status = cudaFuncSetAttribute(scatter_kernel_for<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(scatter::smem_bytes));
       if (status == cudaSuccess)
         status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
@@ -55,7 +69,8 @@ struct onesweep_kernels {
 
 inline std::size_t align_up(std::size_t x, std::size_t a = 256) { return (x + a - 1) / a * a; }
 
-/// Pieces of the workspace, in order: control, ring, key alternates, value alternate.
+/// Pieces of the workspace, in order: key alternates, value alternate, control,
+/// ring (control and ring, adjacent, are zeroed together before each sort).
 struct ws_layout {
   std::size_t control = 0, ring = 0, key_alt[2] = {0, 0}, value_alt = 0, total = 0;
   bool needs_ring = false;
@@ -66,10 +81,6 @@ inline ws_layout layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std:
   ws_layout l;
   if (use_single) return l;
   std::size_t at = 0;
-  l.control = at;
-  at = align_up(at + sizeof(control));
-  l.ring = at;
-  at = align_up(at + (std::size_t(1) << rc.log2) * radix_size * sizeof(unsigned long long));
   l.key_alt[0] = at;
   at = align_up(at + n * key_bytes);
   if (mode == sort_mode::argsort) {
@@ -80,6 +91,10 @@ inline ws_layout layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std:
     l.value_alt = at;
     at = align_up(at + n * value_bytes);
   }
+  l.control = at;
+  at = align_up(at + sizeof(control));
+  l.ring = at;
+  at = align_up(at + (std::size_t(1) << rc.log2) * radix_size * sizeof(unsigned long long));
   l.total = at;
   l.needs_ring = true;
   return l;
@@ -204,7 +219,8 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   // 1. zero the control block and the part of the ring this sort will use
   const std::uint64_t ring_slots = std::min<std::uint64_t>(std::uint64_t(1) << job.tuning.ring.log2,
                                                            tiles * std::uint64_t(passes.count));
-  RADIX_CUDA_CHECK(cudaMemsetAsync(ws, 0, l.ring + ring_slots * radix_size * sizeof(unsigned long long), stream));
+  RADIX_CUDA_CHECK(cudaMemsetAsync(ws + l.control, 0, l.ring - l.control + ring_slots * radix_size * sizeof(unsigned long long),
+                                   stream));
 
   // 2. all-digit histogram, order check, device-side pass plan
   histogram_params<U> hp;
@@ -221,8 +237,9 @@ void onesweep_run(const onesweep_job<U, V>& job) {
 
   // 3. one kernel per digit, a persistent grid taking tiles by ticket
   const std::uint64_t scatter_grid = std::min<std::uint64_t>(tiles, std::uint64_t(sms) * resident.scatter);
+  const auto scatter_kernel = K::scatter_kernel_of(p.codec);
   for (int ps = 0; ps < passes.count; ++ps) {
-    K::scatter_kernel<<<unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream>>>(
+    scatter_kernel<<<unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream>>>(
         p, ps, passes.shift[ps], passes.bits[ps], passes.bin_offset[ps]);
     RADIX_CUDA_CHECK_LAUNCH("radix onesweep_scatter_kernel");
   }

@@ -47,20 +47,41 @@ struct histogram_agent {
   const histogram_params<U>& p;
   storage& s;
 
-  /// Canon: the float canonicalisation is on (a template argument, so that
-  /// integer keys do not pay for it per key; process() branches once).
-  template <bool Canon>
-  __device__ __forceinline__ U ordered(U k) const { return Canon ? p.codec.canonical(k) : p.codec.biased(k); }
-  template <bool Canon>
-  __device__ __forceinline__ U masked(U k) const { return U(ordered<Canon>(k) & p.range_mask); }
+  /// Form: the form of the ordered-bits transform (core::key_form; a
+  /// template argument, so that integer keys pay one XOR a key and only
+  /// floats pay for the canonicalisation; process() branches once).
+  template <core::key_form Form>
+  __device__ __forceinline__ U ordered(U k) const { return core::ordered_as<Form>(p.codec, k); }
+  template <core::key_form Form>
+  __device__ __forceinline__ U masked(U k) const { return U(ordered<Form>(k) & p.range_mask); }
+
+  /// Calls f(pass) for every pass. Up to one pass a key byte (8-bit digits,
+  /// the usual plan) the loop is unrolled, so that each pass's shift, width and
+  /// bin offset are constant-bank operands instead of indexed loads per chunk.
+  template <class F>
+  __device__ __forceinline__ void for_each_pass(F&& f) const {
+    constexpr int unrolled = int(sizeof(U));
+    if (p.passes.count <= unrolled) {
+#pragma unroll
+      for (int ps = 0; ps < unrolled; ++ps)
+        if (ps < p.passes.count) f(ps);
+    } else {
+      for (int ps = 0; ps < p.passes.count; ++ps) f(ps);
+    }
+  }
+
+  /// This thread's copy of pass ps's histogram.
+  __device__ __forceinline__ unsigned* pass_hist(int ps) const {
+    return s.hist + ((threadIdx.x >> 2) % copies) * copy_stride + p.passes.bin_offset[ps];
+  }
 
   /// Counts a thread's keys (ordered already) for every pass, merging runs of
   /// equal digits into one shared atomic (sorted and skewed inputs).
   template <int N>
   __device__ __forceinline__ void count(const U (&o)[N], int valid) {
-    for (int ps = 0; ps < p.passes.count; ++ps) {
+    for_each_pass([&](int ps) {
       const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
-      unsigned* h = s.hist + ((threadIdx.x >> 2) % copies) * copy_stride + p.passes.bin_offset[ps];
+      unsigned* h = pass_hist(ps);
       unsigned cur = core::digit_of<U>(o[0], shift, bits), run = 0;
 #pragma unroll
       for (int i = 0; i < N; ++i) {
@@ -75,27 +96,93 @@ struct histogram_agent {
         }
       }
       if (run) atomicAdd(h + cur, run);
-    }
+    });
   }
 
   /// Counts a thread's keys one atomic each: the cheaper form when runs are
-  /// short (the thread's keys are not in order).
+  /// short (the thread's keys are not in order). A pass whose digit is the
+  /// same for all of the thread's keys (the high digits of small or narrow
+  /// keys) takes one atomic: otherwise every lane of a copy would hit one
+  /// address N times, and same-address shared atomics serialise. The bits
+  /// where the keys differ are found once (an OR of XORs) for all passes.
   template <int N>
   __device__ __forceinline__ void count_each(const U (&o)[N]) {
-    for (int ps = 0; ps < p.passes.count; ++ps) {
-      const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
-      unsigned* h = s.hist + ((threadIdx.x >> 2) % copies) * copy_stride + p.passes.bin_offset[ps];
+    U differ = 0;
 #pragma unroll
-      for (int i = 0; i < N; ++i) atomicAdd(h + core::digit_of<U>(o[i], shift, bits), 1u);
-    }
+    for (int i = 1; i < N; ++i) differ |= U(o[i] ^ o[0]);
+    for_each_pass([&](int ps) {
+      const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
+      unsigned* h = pass_hist(ps);
+      if (core::digit_of<U>(differ, shift, bits) == 0) {
+        atomicAdd(h + core::digit_of<U>(o[0], shift, bits), unsigned(N));
+      } else {
+#pragma unroll
+        for (int i = 0; i < N; ++i) atomicAdd(h + core::digit_of<U>(o[i], shift, bits), 1u);
+      }
+    });
   }
 
   __device__ void process() {
-    if (p.codec.canon) process_impl<true>();
-    else process_impl<false>();
+    if (p.codec.canon) process_impl<core::key_form::canonical>();
+    else if (p.codec.linear()) process_impl<core::key_form::linear>();
+    else process_impl<core::key_form::biased>();
   }
 
-  template <bool Canon>
+  /// One full chunk's loads: Vectors coalesced 16-byte loads per thread, and
+  /// for lane 0 the key before each of its vectors (the order check's link to
+  /// the lane before, which sits in another warp), issued together so that
+  /// their latencies overlap.
+  struct chunk_regs {
+    uint4 v[Vectors];
+    U before[Vectors];
+  };
+  __device__ __forceinline__ void load_chunk(std::uint64_t base, chunk_regs& c) const {
+    const uint4* src = reinterpret_cast<const uint4*>(p.keys + base);
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) c.v[k] = __ldg(src + k * Threads + threadIdx.x);
+    if ((threadIdx.x & 31u) == 0) {
+#pragma unroll
+      for (int k = 0; k < Vectors; ++k) {
+        const std::uint64_t first = base + (std::uint64_t(k) * Threads + threadIdx.x) * per_vec;
+        c.before[k] = first ? ld_nc(p.keys + first - 1) : U(0);
+      }
+    }
+  }
+
+  /// Counts one full chunk; returns whether some key is below the one before it.
+  template <core::key_form Form>
+  __device__ __forceinline__ bool count_chunk(const chunk_regs& c, bool& canon_used) {
+    U o[per_thread];
+    bool descent = false;  // some key of this thread is below the one before it
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) {
+      U raw[per_vec];
+      memcpy(raw, &c.v[k], 16);
+#pragma unroll
+      for (int j = 0; j < per_vec; ++j) {
+        o[k * per_vec + j] = ordered<Form>(raw[j]);
+        if constexpr (Form == core::key_form::canonical) canon_used |= o[k * per_vec + j] != p.codec.biased(raw[j]);
+      }
+      // Order check: each vector against the key before it (the last key of
+      // the lane before; lane 0's was loaded with the chunk).
+      const U last = U(o[k * per_vec + per_vec - 1] & p.range_mask);
+      U prev = __shfl_up_sync(0xFFFFFFFFu, last, 1);
+      if ((threadIdx.x & 31u) == 0) prev = masked<Form>(c.before[k]);
+#pragma unroll
+      for (int j = 0; j < per_vec; ++j) {
+        const U m = U(o[k * per_vec + j] & p.range_mask);
+        descent |= m < prev;
+        prev = m;
+      }
+    }
+    // in order: merge runs of equal digits (sorted input would otherwise
+    // serialise the warp's atomics on one address); else one atomic a key
+    if (descent) count_each(o);
+    else count(o, per_thread);
+    return descent;
+  }
+
+  template <core::key_form Form>
   __device__ void process_impl() {
     for (int i = threadIdx.x; i < copies * copy_stride; i += Threads) s.hist[i] = 0;
     __syncthreads();
@@ -104,65 +191,49 @@ struct histogram_agent {
     const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15u) == 0;
     bool unsorted = false;
     bool canon_used = false;  // some key is a NaN or -0: the scatter kernels need the canonicalisation
-    for (std::uint64_t base = std::uint64_t(blockIdx.x) * chunk; base < n; base += std::uint64_t(gridDim.x) * chunk) {
-      if (aligned && base + chunk <= n) {
-        // Full chunk: Vectors coalesced 16-byte loads per thread.
-        const uint4* src = reinterpret_cast<const uint4*>(keys + base);
-        uint4 v[Vectors];
-#pragma unroll
-        for (int k = 0; k < Vectors; ++k) v[k] = __ldg(src + k * Threads + threadIdx.x);
+    const std::uint64_t stride = std::uint64_t(gridDim.x) * chunk;
+    std::uint64_t base = std::uint64_t(blockIdx.x) * chunk;
+    // Full chunks, software-pipelined: the next chunk's loads are in flight
+    // while this one is counted (the count is shared-atomic bound, and
+    // without this a block waits for each chunk's loads with nothing to do).
+    const std::uint64_t full_end = aligned ? n / chunk * chunk : 0;
+    if (base < full_end) {
+      chunk_regs cur;
+      load_chunk(base, cur);
+      for (;;) {
+        const std::uint64_t next = base + stride;
+        const bool more = next < full_end;
+        chunk_regs ahead;
+        if (more) load_chunk(next, ahead);
+        unsorted |= count_chunk<Form>(cur, canon_used);
+        base = next;
+        if (!more) break;
+        cur = ahead;
+      }
+    }
+    // The rest (the last, partial chunk, or every chunk of unaligned keys):
+    // scalar, strided.
+    for (; base < n; base += stride) {
+      const std::uint64_t end = base + chunk < n ? base + chunk : n;
+      for (std::uint64_t i0 = base; i0 < end; i0 += std::uint64_t(Threads) * per_thread) {
         U o[per_thread];
-        bool descent = false;  // some key of this thread is below the one before it
+        int valid = 0;
 #pragma unroll
-        for (int k = 0; k < Vectors; ++k) {
-          U raw[per_vec];
-          memcpy(raw, &v[k], 16);
-#pragma unroll
-          for (int j = 0; j < per_vec; ++j) {
-            o[k * per_vec + j] = ordered<Canon>(raw[j]);
-            if constexpr (Canon) canon_used |= o[k * per_vec + j] != p.codec.biased(raw[j]);
-          }
-          // Order check: each vector against the key before it (the last key of
-          // the lane before; lane 0 reads it from memory).
-          const U last = U(o[k * per_vec + per_vec - 1] & p.range_mask);
-          U prev = __shfl_up_sync(0xFFFFFFFFu, last, 1);
-          const std::uint64_t first = base + (std::uint64_t(k) * Threads + threadIdx.x) * per_vec;
-          if ((threadIdx.x & 31u) == 0) prev = first ? masked<Canon>(ld_nc(keys + first - 1)) : U(0);
-#pragma unroll
-          for (int j = 0; j < per_vec; ++j) {
-            const U m = U(o[k * per_vec + j] & p.range_mask);
-            descent |= m < prev;
-            prev = m;
+        for (int j = 0; j < per_thread; ++j) {
+          const std::uint64_t i = i0 + std::uint64_t(j) * Threads + threadIdx.x;
+          if (i < end) {
+            const U raw = ld_nc(keys + i);
+            o[j] = ordered<Form>(raw);
+            if constexpr (Form == core::key_form::canonical) canon_used |= o[j] != p.codec.biased(raw);
+            if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked<Form>(ld_nc(keys + i - 1));
+            valid = j + 1;
           }
         }
-        unsorted |= descent;
-        // in order: merge runs of equal digits (sorted input would otherwise
-        // serialise the warp's atomics on one address); else one atomic a key
-        if (descent) count_each(o);
-        else count(o, per_thread);
-      } else {
-        // Tail (or unaligned keys): scalar, strided.
-        const std::uint64_t end = base + chunk < n ? base + chunk : n;
-        for (std::uint64_t i0 = base; i0 < end; i0 += std::uint64_t(Threads) * per_thread) {
-          U o[per_thread];
-          int valid = 0;
-#pragma unroll
-          for (int j = 0; j < per_thread; ++j) {
-            const std::uint64_t i = i0 + std::uint64_t(j) * Threads + threadIdx.x;
-            if (i < end) {
-              const U raw = ld_nc(keys + i);
-              o[j] = ordered<Canon>(raw);
-              if constexpr (Canon) canon_used |= o[j] != p.codec.biased(raw);
-              if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked<Canon>(ld_nc(keys + i - 1));
-              valid = j + 1;
-            }
-          }
-          if (valid) count(o, valid);
-        }
+        if (valid) count(o, valid);
       }
     }
     if (__syncthreads_or(unsorted) && threadIdx.x == 0) atomicOr(&p.ctl->unsorted, 1u);
-    if constexpr (Canon)
+    if constexpr (Form == core::key_form::canonical)
       if (__syncthreads_or(canon_used) && threadIdx.x == 0) atomicOr(&p.ctl->canon_used, 1u);
     for (int i = threadIdx.x; i < p.passes.total_bins; i += Threads)
     {

@@ -6,8 +6,8 @@
 
 namespace radix::cuda_detail {
 
-template <class U, int Threads, int Vectors>
-__global__ void __launch_bounds__(Threads) onesweep_histogram_kernel(const histogram_params<U> p) {
+template <class U, int Threads, int Vectors, int MinBlocks>
+__global__ void __launch_bounds__(Threads, MinBlocks) onesweep_histogram_kernel(const histogram_params<U> p) {
   using agent = histogram_agent<U, Threads, Vectors>;
   __shared__ typename agent::storage s;
   agent{p, s}.process();
@@ -15,13 +15,18 @@ __global__ void __launch_bounds__(Threads) onesweep_histogram_kernel(const histo
 
 /// EarlyCounts: count and publish the tile's digits before ranking; LookbackBatch:
 /// predecessors read at once in the look-back; PrefetchValues: values loaded
-/// to registers with the keys (scatter_agent).
+/// to registers with the keys; DirectLoad: keys loaded straight to registers
+/// (no cp.async through shared memory); StageDigits: staged keys' digits kept
+/// in shared memory for the scatter; Linear: integer keys (the ordered-bits
+/// transform is one XOR; the host picks this kernel from the codec), else
+/// floats (scatter_agent).
 template <class U, class V, int Threads, int Items, int MinBlocks, bool EarlyCounts, int LookbackBatch,
-          bool PrefetchValues>
+          bool PrefetchValues, bool DirectLoad, bool StageDigits, bool Linear>
 __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass,
                                                                    int shift, int bits, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
-  scatter_agent<U, V, Threads, Items, EarlyCounts, LookbackBatch, PrefetchValues>{p, pass, shift, bits, bin_offset, smem}
+  scatter_agent<U, V, Threads, Items, EarlyCounts, LookbackBatch, PrefetchValues, DirectLoad, StageDigits, Linear>{
+      p, pass, shift, bits, bin_offset, smem}
       .process();
 }
 

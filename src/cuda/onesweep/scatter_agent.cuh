@@ -43,7 +43,7 @@
 namespace radix::cuda_detail {
 
 template <class U, class V, int Threads, int Items, bool EarlyCounts = false, int LookbackBatch = 8,
-          bool PrefetchValues = false>
+          bool PrefetchValues = false, bool DirectLoad = false, bool StageDigits = true, bool Linear = false>
 struct scatter_agent {
   static_assert(!PrefetchValues || EarlyCounts, "values are prefetched only for the early counts' staging");
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
@@ -59,12 +59,13 @@ struct scatter_agent {
     unsigned seq[2];  ///< this tile's and the next tile's ticket (by iteration parity)
   };
   /// Dynamic shared memory: storage, then tile keys, then tile values, then
-  /// each staged key's digit (one byte: the scatter reads it instead of
-  /// transforming the key again).
+  /// (StageDigits) each staged key's digit (one byte: the scatter reads it
+  /// instead of transforming the key again; without it the scatter recomputes
+  /// the digit, trading a shared store and load a key for a few ALU ops).
   static constexpr std::size_t keys_offset = (sizeof(storage) + 15) / 16 * 16;
   static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
   static constexpr std::size_t digits_offset = (values_offset + (has_values ? sizeof(V) * tile : 0) + 15) / 16 * 16;
-  static constexpr std::size_t smem_bytes = digits_offset + tile;
+  static constexpr std::size_t smem_bytes = digits_offset + (StageDigits ? tile : 0);
 
   const onesweep_params<U, V> p;  ///< a copy: a reference to a kernel parameter would live in local memory
   int pass;  ///< index into the pass list
@@ -76,21 +77,30 @@ struct scatter_agent {
   __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
   __device__ __forceinline__ V* tile_values() const { return reinterpret_cast<V*>(smem + values_offset); }
   __device__ __forceinline__ unsigned char* tile_digits() const { return smem + digits_offset; }
-  /// Canon: the codec's float canonicalisation (-0, NaNs) is on. A template
-  /// argument (the kernel branches once, uniformly): integer keys then skip
-  /// its instructions, which the ranking would otherwise pay per key.
-  template <bool Canon>
+  /// F: the form of the ordered-bits transform (core::key_form), a template
+  /// argument (the kernel branches once, uniformly) so that integer keys pay
+  /// one XOR a digit, which commutes with the shift and mask (two
+  /// instructions in all), and floats pay the canonicalisation only when some
+  /// key needs it. The ranking computes digits twice a key.
+  template <core::key_form F>
   __device__ __forceinline__ unsigned digit(U key) const {
-    return core::digit_of<U>(Canon ? p.codec.canonical(key) : p.codec.biased(key), shift_bits, digit_bits);
+    if constexpr (F == core::key_form::linear)
+      return core::digit_of<U>(key, shift_bits, digit_bits) ^
+             core::digit_of<U>(p.codec.linear_xor(), shift_bits, digit_bits);
+    else
+      return core::digit_of<U>(core::ordered_as<F>(p.codec, key), shift_bits, digit_bits);
   }
 
   /// Persistent: the block takes tiles by ticket until the pass is done. The
   /// next tile's ticket is taken while the current one scatters (s.seq is
   /// double-buffered by iteration parity), so no warp waits on the atomic.
   __device__ void process() {
+    // Linear: the host launched this kernel for integer keys. A kernel that
+    // inlines all three forms spills (one form at a time fits the registers).
+    if constexpr (Linear) run<core::key_form::linear>();
     // without NaNs and -0 (the histogram kernel looked) canonical == biased
-    if (p.codec.canon && p.ctl->canon_used) run<true>();
-    else run<false>();
+    else if (p.codec.canon && p.ctl->canon_used) run<core::key_form::canonical>();
+    else run<core::key_form::biased>();
   }
 
   /// The thread that keeps the books: takes tickets, reports tiles done
@@ -99,7 +109,7 @@ struct scatter_agent {
   /// for, which waits for its slot while the others rank.
   static constexpr unsigned helper = Threads - 32;
 
-  template <bool Canon>
+  template <core::key_form Form>
   __device__ void run() {
     control* ctl = p.ctl;
     const int e = ctl->pass_eff[pass];  // written by an earlier kernel
@@ -117,11 +127,11 @@ struct scatter_agent {
       __syncthreads();  // also ends the previous tile's use of shared memory
       const unsigned tile_idx = s.seq[it & 1];
       if (tile_idx >= p.num_tiles) return;
-      process_tile<Canon>(buf, first_seq + tile_idx, tile_idx, e, s.seq[(it + 1) & 1]);
+      process_tile<Form>(buf, first_seq + tile_idx, tile_idx, e, s.seq[(it + 1) & 1]);
     }
   }
 
-  template <bool Canon>
+  template <core::key_form Form>
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
                                                unsigned& next_ticket) {
     storage& s = st();
@@ -135,7 +145,8 @@ struct scatter_agent {
     const unsigned warp = threadIdx.x / 32, lane = lane_id();
     const int warp_base = int(warp) * warp_tile;
     U keys[Items];
-    load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    if constexpr (DirectLoad) load_t::striped_direct(buf.ksrc + base + warp_base, valid - warp_base, keys, U(0));
+    else load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
     // PrefetchValues: the values' loads are in flight while the keys are
     // counted, instead of one exposed load per key when it is staged
     constexpr bool prefetch = PrefetchValues && has_values;
@@ -171,10 +182,10 @@ struct scatter_agent {
       if (valid < tile) {
 #pragma unroll
         for (int i = 0; i < Items; ++i)
-          if (item_valid(i)) atomicAdd(hist + digit<Canon>(keys[i]), 1u);
+          if (item_valid(i)) atomicAdd(hist + digit<Form>(keys[i]), 1u);
       } else {
 #pragma unroll
-        for (int i = 0; i < Items; ++i) atomicAdd(hist + digit<Canon>(keys[i]), 1u);
+        for (int i = 0; i < Items; ++i) atomicAdd(hist + digit<Form>(keys[i]), 1u);
       }
       if (threadIdx.x == helper) ring::wait_for_slot(ctl, seq, p.ring_cfg, known_tail);  // before publishing
       __syncwarp();
@@ -184,7 +195,7 @@ struct scatter_agent {
     // stage one key (and its value) at its place in the digit-sorted tile
     auto stage_one = [&](int i, unsigned dg, unsigned pos) {
       tile_keys()[pos] = keys[i];
-      tile_digits()[pos] = static_cast<unsigned char>(dg);
+      if constexpr (StageDigits) tile_digits()[pos] = static_cast<unsigned char>(dg);
       if constexpr (prefetch) {
         tile_values()[pos] = vals[i];
       } else if constexpr (has_values) {
@@ -202,14 +213,14 @@ struct scatter_agent {
 #pragma unroll
         for (int i = 0; i < Items; ++i) {
           const bool ok = item_valid(i);
-          const unsigned dg = ok ? digit<Canon>(keys[i]) : rank_t::no_digit;
+          const unsigned dg = ok ? digit<Form>(keys[i]) : rank_t::no_digit;
           const unsigned r = rank_t::template rank_one<true>(dg, hist, lt, gt);
           if (ok) stage_one(i, dg, r);
         }
       } else {
 #pragma unroll
         for (int i = 0; i < Items; ++i) {
-          const unsigned dg = digit<Canon>(keys[i]);
+          const unsigned dg = digit<Form>(keys[i]);
           stage_one(i, dg, rank_t::template rank_one<false>(dg, hist, lt, gt));
         }
       }
@@ -220,14 +231,14 @@ struct scatter_agent {
       if (valid < tile) {
 #pragma unroll
         for (int i = 0; i < Items; ++i) {
-          const unsigned r = rank_t::template rank_one<true>(item_valid(i) ? digit<Canon>(keys[i]) : rank_t::no_digit,
+          const unsigned r = rank_t::template rank_one<true>(item_valid(i) ? digit<Form>(keys[i]) : rank_t::no_digit,
                                                              hist, lt, gt);
           rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (r << 16)) : (r & 0xFFFFu);
         }
       } else {
 #pragma unroll
         for (int i = 0; i < Items; ++i) {
-          const unsigned r = rank_t::template rank_one<false>(digit<Canon>(keys[i]), hist, lt, gt);
+          const unsigned r = rank_t::template rank_one<false>(digit<Form>(keys[i]), hist, lt, gt);
           rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (r << 16)) : r;
         }
       }
@@ -240,7 +251,7 @@ struct scatter_agent {
 #pragma unroll
         for (int i = 0; i < Items; ++i) {
           if (decltype(full)::value || item_valid(i)) {
-            const unsigned dg = digit<Canon>(keys[i]);
+            const unsigned dg = digit<Form>(keys[i]);
             const unsigned r = (i & 1) ? rank2[i / 2] >> 16 : rank2[i / 2] & 0xFFFFu;
             stage_one(i, dg, rank_t::local_position(s.rank, dg, r));
           }
@@ -277,15 +288,15 @@ struct scatter_agent {
 
     // scatter (full tiles without a bounds check per item)
     if (p.n < (std::uint64_t(1) << 31)) {
-      if (valid == tile) scatter<true, true>(buf, valid);
-      else scatter<true, false>(buf, valid);
+      if (valid == tile) scatter<Form, true, true>(buf, valid);
+      else scatter<Form, true, false>(buf, valid);
     } else {
-      scatter<false, false>(buf, valid);
+      scatter<Form, false, false>(buf, valid);
     }
     if (threadIdx.x == helper) next_ticket = ticket;
   }
 
-  template <bool Small, bool Full>
+  template <core::key_form Form, bool Small, bool Full>
   __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid) {
     storage& s = st();
 #pragma unroll
@@ -293,7 +304,7 @@ struct scatter_agent {
       const int j = i * Threads + int(threadIdx.x);
       if (Full || j < valid) {
         const U key = tile_keys()[j];
-        const unsigned dg = tile_digits()[j];
+        const unsigned dg = StageDigits ? unsigned(tile_digits()[j]) : digit<Form>(key);
         const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[dg] + j))
                                         : static_cast<std::uint64_t>(s.shift[dg] + j);
         if (buf.kdst) buf.kdst[dst] = key;

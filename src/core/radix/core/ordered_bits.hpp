@@ -54,6 +54,11 @@ struct ordered_codec {
     return U(u ^ pos_xor ^ (neg & U(neg_xor ^ pos_xor)) ^ flip);
   }
 
+  /// Integer keys (pos_xor == neg_xor): the transform is one XOR with a
+  /// constant, which also commutes with digit extraction.
+  RADIX_HD constexpr bool linear() const { return pos_xor == neg_xor && !canon; }
+  RADIX_HD constexpr U linear_xor() const { return U(pos_xor ^ flip); }
+
   /// The transform with -0 -> +0 and every NaN -> one pattern after +inf.
   /// Written with masks rather than branches: NaNs and zeros are data, not
   /// rare cases, in many inputs.
@@ -64,6 +69,19 @@ struct ordered_codec {
     return U((biased(U(u & nonzero)) & U(~nan)) | U(nan & U(~flip)));
   }
 };
+
+/// Which form of the transform a hot loop may use (a template argument there,
+/// picked once per kernel from the codec): linear (integer keys: one XOR),
+/// biased (floats without the canonicalisation, or with no key that needs it),
+/// canonical (the full transform).
+enum class key_form { linear, biased, canonical };
+
+template <key_form F, class U>
+RADIX_HD constexpr U ordered_as(const ordered_codec<U>& c, U u) {
+  if constexpr (F == key_form::linear) return U(u ^ c.linear_xor());
+  else if constexpr (F == key_form::biased) return c.biased(u);
+  else return c.canonical(u);
+}
 
 /// Builds the codec for a key description and options. The width of U must
 /// equal desc.bytes.
