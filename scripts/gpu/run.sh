@@ -6,7 +6,8 @@
 #
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench (ALTS, ALT_ARGS)
 #                                     records algos pic broadphase lbvh filesort opencl
-#                                     kerneltimes (KT_ROWS) profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
+#                                     kerneltimes (KT_ROWS) passtimes (PT_CASES, PT_ONLY, PT_LAUNCHES)
+#                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
 # algos (issue 4, runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
@@ -148,6 +149,23 @@ if has kerneltimes; then
     python3 scripts/gpu/kernel_times.py "$OUT/kt_$tag.csv" 2>&1 | tee -a "$SUMMARY"
   done
   (cd "$OUT" && tar czf kerneltimes.tgz kt_*.csv && rm -f kt_*.csv)
+fi
+if has passtimes; then
+  # Per-launch times of the scatter kernel (ncu; one line per case, the first
+  # PT_LAUNCHES launches: warm-ups first) for benchmark argument sets PT_CASES,
+  # separated by ';' -- e.g. the odd-pass question of NOTES.md:
+  # PT_CASES="--log2 28;--n 268434432;--n 266993664;--n 266994664" (2^28 has a partial last
+  # tile of 1024 keys; 268434432 = 2^28 - 1024 has none; 266993664 = 24832 full tiles ran
+  # every pass at the even speed; 266994664 adds a partial tile to it)
+  IFS=';' read -ra PT <<< "${PT_CASES:---log2 28}"
+  for c in "${PT[@]}"; do
+    ncu --clock-control none --kernel-name regex:onesweep_scatter --launch-count ${PT_LAUNCHES:-16} \
+      --metrics gpu__time_duration.sum --csv --page raw "$BENCH" --only "${PT_ONLY:-u32 keys}" --reps 1 $c \
+      > "$OUT/pt.csv" 2>> "$OUT/passtimes.log"
+    note "-- scatter launches (us), ${PT_ONLY:-u32 keys} $c: $(python3 scripts/gpu/kernel_times.py --launches "$OUT/pt.csv")"
+    "$BENCH" --only "${PT_ONLY:-u32 keys}" --reps 15 $c 2>> "$OUT/passtimes.log" | grep "^| [a-z]" | grep -v "^| case" | head -1 | tee -a "$SUMMARY"
+  done
+  rm -f "$OUT/pt.csv"
 fi
 if has profile; then
   # ncu source counters of one kernel launch (PROF_KERNEL regex, PROF_SKIP launches
