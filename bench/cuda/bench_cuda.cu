@@ -3,9 +3,13 @@
 // pristine copy before every timed run, outside the timed region), timed with
 // CUDA events, median of >= 20 runs after warm-up. Prints a markdown table.
 //
-//   radix_cuda_bench [--quick] [--reps N] [--only SUBSTRING] [--log2 N] [--n N] [--ws-first]
-// (--n N: every row with exactly N elements; --ws-first: our workspace
-// allocated before the data buffers; both for diagnostics)
+//   radix_cuda_bench [--quick] [--reps N] [--only SUBSTRING] [--log2 N] [--n N]
+//                    [--layout doc|shared] [--ws-first | --ws-next] [--gap-mb M] [--ws-skew B]
+// --layout: see g_layout_doc. Diagnostics of buffer placement (NOTES.md, "the odd-pass
+// penalty"): --n N: every row with exactly N elements; --ws-first: our workspace
+// allocated before the data buffers; --ws-next (shared layout): right after the
+// buffer we sort; --gap-mb M: M MiB allocated just before it; --ws-skew B: the
+// workspace handed to us starts B bytes into its allocation.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -30,6 +34,16 @@ std::string g_only;
 int g_log2 = -1;  // --log2 N: only rows of 2^N elements
 std::uint64_t g_n = 0;  // --n N: every row with exactly N elements (diagnostics)
 bool g_ws_first = false;  // --ws-first: our workspace allocated before the data buffers (diagnostics)
+bool g_ws_next = false;   // --ws-next: our workspace allocated right after the sorted buffer
+// --layout doc (default): each sort works on its own buffers, allocated one after
+// another in the order of its documentation's example -- ours: keys, values,
+// workspace; CUB's: keys, alternate keys, values, alternate values, temp storage.
+// --layout shared (the layout before 2026-11-23): one set of working buffers for all
+// sorts, CUB's alternates right after them, our workspace after every data buffer.
+// Where the second buffer lies moves a sort by up to 4 % on the H100 (NOTES.md).
+bool g_layout_doc = true;
+std::size_t g_gap_mb = 0;   // --gap-mb M: M MiB allocated just before our workspace
+std::size_t g_ws_skew = 0;  // --ws-skew B: workspace pointer B bytes into its allocation
 
 enum class gen { random, presorted, low16, low10, floats };
 
@@ -139,50 +153,69 @@ void run_case(const std::string& name, std::uint64_t n, gen g, int end_bit, int 
   std::size_t ws_bytes;
   if constexpr (pairs) ws_bytes = radix::cuda::sort_pairs_workspace_bytes<K, VV>(n, o);
   else ws_bytes = radix::cuda::sort_keys_workspace_bytes<K>(n, o);
-  void* ws = nullptr;
-  if (g_ws_first && ws_bytes) CU(cudaMalloc(&ws, ws_bytes));
-  K* pk = dalloc<K>(n);
-  K* wk = dalloc<K>(n);
-  K* ak = dalloc<K>(n);
-  K* ck = dalloc<K>(n);
-  VV* pv = pairs ? dalloc<VV>(n) : nullptr;
-  VV* wv = pairs ? dalloc<VV>(n) : nullptr;
-  VV* av = pairs ? dalloc<VV>(n) : nullptr;
-  VV* cv = pairs ? dalloc<VV>(n) : nullptr;
+  void* ws_alloc = nullptr;
+  void* gap = nullptr;
+  auto alloc_ws = [&] {
+    if (!ws_bytes) return;
+    if (g_gap_mb) CU(cudaMalloc(&gap, g_gap_mb << 20));
+    CU(cudaMalloc(&ws_alloc, ws_bytes + g_ws_skew));
+  };
+  // The pristine input and the copy of our result, then the working buffers in the
+  // order of the layout (see g_layout_doc).
+  if (g_ws_first) alloc_ws();
+  K *pk, *ck, *ok, *xk, *ak;  // pristine input, copy of our result, ours (sorted in place), CUB's pair
+  VV *pv = nullptr, *cv = nullptr, *ov = nullptr, *xv = nullptr, *av = nullptr;
+  if (g_layout_doc) {
+    pk = dalloc<K>(n), ck = dalloc<K>(n);
+    if (pairs) pv = dalloc<VV>(n), cv = dalloc<VV>(n);
+    ok = dalloc<K>(n);
+    if (pairs) ov = dalloc<VV>(n);
+    if (!g_ws_first) alloc_ws();
+    xk = dalloc<K>(n), ak = dalloc<K>(n);
+    if (pairs) xv = dalloc<VV>(n), av = dalloc<VV>(n);
+  } else {  // one set of working buffers for all sorts; our workspace after every data buffer
+    pk = dalloc<K>(n), ok = xk = dalloc<K>(n);
+    if (g_ws_next) alloc_ws();
+    ak = dalloc<K>(n), ck = dalloc<K>(n);
+    if (pairs) pv = dalloc<VV>(n), ov = xv = dalloc<VV>(n), av = dalloc<VV>(n), cv = dalloc<VV>(n);
+    if (!g_ws_first && !g_ws_next) alloc_ws();
+  }
   fill_keys<K><<<2048, 256, 0, s>>>(pk, n, g, 12345);
   if (pairs) fill_vals<VV><<<2048, 256, 0, s>>>(pv, n);
   CU(cudaGetLastError());
+  void* ws = ws_alloc ? static_cast<char*>(ws_alloc) + g_ws_skew : nullptr;
 
   const int cub_end = end_bit < 0 ? int(sizeof(K) * 8) : end_bit;
-  if (!g_ws_first && ws_bytes) CU(cudaMalloc(&ws, ws_bytes));
   const std::size_t cub_bytes = peers::cub_temp_bytes<K, V>(n, 0, cub_end);
   void* ct = nullptr;
   CU(cudaMalloc(&ct, std::max<std::size_t>(cub_bytes, 1)));
 
-  auto restore = [&] {
-    CU(cudaMemcpyAsync(wk, pk, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
-    if (pairs) CU(cudaMemcpyAsync(wv, pv, n * sizeof(VV), cudaMemcpyDeviceToDevice, s));
+  auto restore_to = [&](K* k, VV* v) {
+    CU(cudaMemcpyAsync(k, pk, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
+    if (pairs) CU(cudaMemcpyAsync(v, pv, n * sizeof(VV), cudaMemcpyDeviceToDevice, s));
   };
+  auto restore = [&] { restore_to(ok, ov); };
+  auto restore_cub = [&] { restore_to(xk, xv); };
   timer t(s);
   auto ours = [&] {
-    if constexpr (pairs) radix::cuda::sort_pairs(wk, wv, n, ws, ws_bytes, s, o);
-    else radix::cuda::sort_keys(wk, n, ws, ws_bytes, s, o);
+    if constexpr (pairs) radix::cuda::sort_pairs(ok, ov, n, ws, ws_bytes, s, o);
+    else radix::cuda::sort_keys(ok, n, ws, ws_bytes, s, o);
   };
   int sel = 0;
-  auto cub = [&] { sel = peers::cub_sort<K, V>(wk, ak, (V*)wv, (V*)av, n, 0, cub_end, ct, cub_bytes, s); };
-  auto thr = [&] { peers::thrust_sort<K, V>(wk, (V*)wv, n, s); };
+  auto cub = [&] { sel = peers::cub_sort<K, V>(xk, ak, (V*)xv, (V*)av, n, 0, cub_end, ct, cub_bytes, s); };
+  auto thr = [&] { peers::thrust_sort<K, V>(ok, (V*)ov, n, s); };
 
   row r{name, n, 0, 0, 0, passes, sizeof(K), pairs ? sizeof(VV) : 0, ws_bytes, 0, cub_bytes, true};
   r.ours_extra = ws_bytes - std::min<std::size_t>(ws_bytes, n * (sizeof(K) + r.value_bytes));
   r.ours = t.median(restore, ours);
   // keep our result, compare with CUB's
-  CU(cudaMemcpyAsync(ck, wk, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
-  if (pairs) CU(cudaMemcpyAsync(cv, wv, n * sizeof(VV), cudaMemcpyDeviceToDevice, s));
-  r.cub = t.median(restore, cub);
+  CU(cudaMemcpyAsync(ck, ok, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
+  if (pairs) CU(cudaMemcpyAsync(cv, ov, n * sizeof(VV), cudaMemcpyDeviceToDevice, s));
+  r.cub = t.median(restore_cub, cub);
   unsigned long long* diff = dalloc<unsigned long long>(1);
   CU(cudaMemsetAsync(diff, 0, 8, s));
-  count_diff<K><<<1024, 256, 0, s>>>(sel ? ak : wk, ck, n, diff);
-  if (pairs) count_diff<VV><<<1024, 256, 0, s>>>(sel ? av : wv, cv, n, diff);
+  count_diff<K><<<1024, 256, 0, s>>>(sel ? ak : xk, ck, n, diff);
+  if (pairs) count_diff<VV><<<1024, 256, 0, s>>>(sel ? av : xv, cv, n, diff);
   unsigned long long nd = 0;
   CU(cudaMemcpyAsync(&nd, diff, 8, cudaMemcpyDeviceToHost, s));
   CU(cudaStreamSynchronize(s));
@@ -191,8 +224,9 @@ void run_case(const std::string& name, std::uint64_t n, gen g, int end_bit, int 
   g_rows.push_back(r);
   std::fprintf(stderr, "  %-28s n=2^%.2f ours %.4f ms  cub %.4f ms  thrust %.4f ms  %s\n", name.c_str(),
                std::log2(double(n)), r.ours, r.cub, r.thrust, r.match ? "same result" : "RESULTS DIFFER");
-  for (void* p : {(void*)pk, (void*)wk, (void*)ak, (void*)ck, (void*)pv, (void*)wv, (void*)av, (void*)cv, ws, ct,
-                  (void*)diff})
+  if (!g_layout_doc) xk = nullptr, xv = nullptr;  // the same buffers as ours
+  for (void* p : {(void*)pk, (void*)pv, (void*)ck, (void*)cv, (void*)ok, (void*)ov, (void*)xk, (void*)xv, (void*)ak,
+                  (void*)av, ws_alloc, gap, ct, (void*)diff})
     if (p) CU(cudaFree(p));
 }
 
@@ -216,6 +250,10 @@ int main(int argc, char** argv) {
     else if (a == "--log2" && i + 1 < argc) g_log2 = std::atoi(argv[++i]);
     else if (a == "--n" && i + 1 < argc) g_n = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--ws-first") g_ws_first = true;
+    else if (a == "--ws-next") g_ws_next = true;
+    else if (a == "--layout" && i + 1 < argc) g_layout_doc = std::string(argv[++i]) != "shared";
+    else if (a == "--gap-mb" && i + 1 < argc) g_gap_mb = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--ws-skew" && i + 1 < argc) g_ws_skew = std::strtoull(argv[++i], nullptr, 10);
   }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -253,6 +291,11 @@ int main(int argc, char** argv) {
               rtv % 1000 / 10, peers::cub_version().c_str(), peers::thrust_version().c_str());
   std::printf("- date: %s\n- command: `%s`\n", date, cmd.c_str());
   std::printf("- engine: %s\n", radix::cuda::engine_info().c_str());
+  std::printf("- buffers: %s\n",
+              g_layout_doc ? "`--layout doc`: each sort on its own buffers, allocated in its documentation's order "
+                             "(ours: keys, values, workspace; CUB: keys, alternate keys, values, alternate values, temp)"
+                           : "`--layout shared`: one set of working buffers, CUB's alternates after them, our "
+                             "workspace after every data buffer");
   std::printf("- median of %d runs after 3 warm-ups, CUDA events; input restored before each run (not timed)\n",
               g_reps);
   std::printf("- floor: bytes the plan must move (one key read for the histogram, then a read and a write of keys and "

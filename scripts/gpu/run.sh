@@ -6,7 +6,7 @@
 #
 #   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench (ALTS, ALT_ARGS)
 #                                     records algos pic broadphase lbvh filesort opencl
-#                                     kerneltimes (KT_ROWS) passtimes (PT_CASES, PT_ONLY, PT_LAUNCHES)
+#                                     benchsets (BS_CASES, BS_REPS) kerneltimes (KT_ROWS) passtimes (PT_CASES, PT_ONLY, PT_LAUNCHES)
 #                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
@@ -135,6 +135,15 @@ if has altbench; then
     RADIX_CUDA_ALT_POLICY=$a "$BENCH" ${ALT_ARGS:-${BENCH_ARGS:-}} > "$OUT/bench_alt$a.md" 2>> "$OUT/bench.log"
     note "-- RADIX_CUDA_ALT_POLICY=$a radix_cuda_bench ${ALT_ARGS:-${BENCH_ARGS:-}}: exit $?"
     grep "^| " "$OUT/bench_alt$a.md" | tee -a "$SUMMARY"
+  done
+fi
+if has benchsets; then
+  # The benchmark's rows for several argument sets BS_CASES (separated by ';'), e.g.
+  # the buffer layouts: BS_CASES="--layout shared --log2 28;--layout doc --log2 28".
+  IFS=';' read -ra BS <<< "${BS_CASES:---log2 28}"
+  for c in "${BS[@]}"; do
+    note "-- radix_cuda_bench --reps ${BS_REPS:-20} $c"
+    "$BENCH" --reps ${BS_REPS:-20} $c 2>> "$OUT/bench.log" | grep "^| [a-z0-9]" | grep -v "^| case" | tee -a "$SUMMARY"
   done
 fi
 if has kerneltimes; then

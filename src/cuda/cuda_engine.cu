@@ -32,7 +32,9 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
   return os << "cuda.onesweep{threads=" << p.threads << ", items=" << p.items << ", tile=" << p.tile()
             << ", min_blocks=" << p.min_blocks
             << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
-            << ", hist_vectors=" << p.hist_vectors << ", hist_min_blocks=" << p.hist_min_blocks << ", ring_tiles=" << (1 << p.ring_log2)
+            << ", hist_vectors=" << p.hist_vectors << ", hist_min_blocks=" << p.hist_min_blocks
+            << ", hist_copies=" << p.hist_copies << ", hist_pipeline=" << (p.hist_pipeline ? "on" : "off")
+            << ", ring_tiles=" << (1 << p.ring_log2)
             << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
             << ", small_n=" << p.small_n << ", medium_n=" << p.medium_n << ", early_counts=" << (p.early_counts ? "on" : "off")
             << ", lookback_batch=" << p.lookback_batch << ", prefetch_values=" << (p.prefetch_values ? "on" : "off")

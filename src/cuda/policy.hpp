@@ -26,6 +26,8 @@ struct onesweep_policy {
   bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
   bool direct_load = false;      ///< scatter: keys loaded straight to registers (else cp.async through shared memory; sm_90: 6 % faster)
   bool stage_digits = true;      ///< scatter: keep each staged key's digit in shared memory (else recompute it; sm_90: 2 % faster)
+  int hist_copies = 4;           ///< histogram: copies of the shared counters (lane groups spread over them)
+  bool hist_pipeline = true;     ///< histogram: the next chunk's loads in flight while one is counted (registers)
   constexpr int tile() const { return threads * items; }
 };
 
@@ -82,29 +84,19 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys (keys only or 32-bit
 /// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
 /// stage altbench). Inputs small enough for one block, or for the small
-/// tiles, still take the default's kernels. Each slot: {threads, items,
-/// blocks per SM, look-back batch, values prefetched} per key width and value
-/// width, always with the early counts, {keys loaded straight to registers,
-/// digits staged}.
-/// Three blocks per SM fit in shared memory (228 KB, 1 KB reserved a block)
-/// up to 384 x 30 for 32-bit keys, 384 x 16 for 9 bytes a key (32-bit pairs,
-/// 64-bit keys) and 384 x 11 for 13 (64-bit keys with 32-bit values).
+/// tiles, still take the default's kernels. The slots now vary the histogram
+/// (the scatter is the default's): {vectors, blocks per SM, copies, pipelined};
+/// the scatter shapes measured in earlier sessions are in NOTES.md (rows 17-33).
+/// A histogram block of 256 threads needs 65536 / (256 x blocks) registers or
+/// fewer (3: 80, 4: 64, 5: 48, 6: 40), and 8 KB of shared memory a copy.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks, lookback_batch; bool prefetch_values, direct_load, stage_digits; };
-  // rows: u32 keys, u32 + 4-byte values, u64 keys, u64 + 4-byte values; columns: slots 1..3
-  constexpr shape slots[4][3] = {
-      {{384, 30, 3, 1, false, false, true}, {384, 28, 3, 2, false, false, true}, {384, 26, 3, 1, false, false, true}},
-      {{512, 20, 2, 1, true, true, true}, {384, 27, 2, 1, true, false, true}, {448, 22, 2, 1, true, false, true}},
-      {{384, 26, 2, 1, false, false, true}, {384, 24, 2, 2, false, false, true}, {512, 20, 2, 2, false, false, true}},
-      {{384, 16, 2, 1, true, true, true}, {448, 14, 2, 1, true, false, true}, {384, 16, 2, 2, true, false, true}},
-  };
+  struct shape { int vectors, min_blocks, copies; bool pipeline; };
+  constexpr shape slots[2][3] = {{{4, 3, 1, true}, {4, 5, 4, false}, {4, 5, 1, false}},   // 32-bit keys
+                                 {{4, 3, 1, true}, {4, 4, 4, false}, {4, 4, 1, false}}};  // 64-bit keys
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  const int row = (key_bytes == 8 ? 2 : 0) + (value_bytes ? 1 : 0);
-  const shape sh = slots[row][which - 1];
-  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.early_counts = true;
-  p.lookback_batch = sh.lookback_batch, p.prefetch_values = sh.prefetch_values;
-  p.direct_load = sh.direct_load, p.stage_digits = sh.stage_digits;
-  p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
+  const shape sh = slots[key_bytes == 8][which - 1];
+  p.hist_vectors = sh.vectors, p.hist_min_blocks = sh.min_blocks, p.hist_copies = sh.copies;
+  p.hist_pipeline = sh.pipeline;
   return p;
 }
 

@@ -33,11 +33,7 @@ struct warp_load {
         return;
       }
     }
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const int idx = i * 32 + int(lane);
-      out[i] = idx < valid ? ld_nc(src + idx) : fill;
-    }
+    scalar(src, valid, out, fill, lane);
   }
 
   /// The same order straight from global memory: one 4- or 8-byte load per
@@ -51,6 +47,12 @@ struct warp_load {
       for (int i = 0; i < Items; ++i) out[i] = ld_nc(src + i * 32 + int(lane));
       return;
     }
+    scalar(src, valid, out, fill, lane);
+  }
+
+ private:
+  /// The fallback of both: one bounds-checked scalar load per item.
+  __device__ __forceinline__ static void scalar(const T* src, int valid, T (&out)[Items], T fill, unsigned lane) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const int idx = i * 32 + int(lane);
@@ -58,7 +60,6 @@ struct warp_load {
     }
   }
 
- private:
   /// Issues (does not wait for) the 16-byte copies of the warp's sub-tile.
   __device__ __forceinline__ static void copy_async(const T* src, T* warp_smem, unsigned lane) {
     const uint4* s = reinterpret_cast<const uint4*>(src);
@@ -80,5 +81,27 @@ struct warp_load {
     __syncwarp();
   }
 };
+
+/// Value i of a pass's source: loaded, or, for argsort (vsrc null), generated:
+/// the value is its index.
+template <class V>
+__device__ __forceinline__ V source_value(const V* vsrc, std::uint64_t i) {
+  return vsrc ? ld_nc(vsrc + i) : index_value<V>(i);
+}
+
+/// A warp's values in the warp-striped order of its keys (item i of lane l is
+/// tile position warp_base + i*32 + l, source element base + that); positions
+/// at or past `valid` get V{}. Loaded to registers before the keys are ranked,
+/// so that their latency passes meanwhile.
+template <class V, int Items>
+__device__ __forceinline__ void load_values_striped(const V* vsrc, std::uint64_t base, int warp_base, int valid,
+                                                    V (&out)[Items]) {
+  const int lane = int(lane_id());
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int j = warp_base + i * 32 + lane;
+    out[i] = j < valid ? source_value(vsrc, base + j) : V{};
+  }
+}
 
 }  // namespace radix::cuda_detail

@@ -37,7 +37,8 @@ struct onesweep_kernels {
     if constexpr (may_be_float) return c.linear() ? scatter_kernel_for<true> : scatter_kernel_for<false>;
     else return scatter_kernel;
   }
-  static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors, pol.hist_min_blocks>;
+  static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors, pol.hist_min_blocks,
+                                                                     pol.hist_copies, pol.hist_pipeline>;
   struct residency {
     int scatter = 1, histogram = 1;  ///< blocks per SM
   };
@@ -230,6 +231,9 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   hp.range_mask = p.range_mask;
   hp.passes = passes;
   hp.ctl = p.ctl;
+  hp.byte_digits = passes.count == int(sizeof(U));
+  for (int ps = 0; ps < passes.count; ++ps)
+    hp.byte_digits &= passes.shift[ps] == 8 * ps && passes.bits[ps] == 8 && passes.bin_offset[ps] == 256 * ps;
   constexpr std::uint64_t chunk = std::uint64_t(K::hist_threads) * K::hist_vectors * (16 / sizeof(U));
   const std::uint64_t hist_grid = std::min<std::uint64_t>((n + chunk - 1) / chunk, std::uint64_t(sms) * resident.histogram);
   K::histogram_kernel<<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);

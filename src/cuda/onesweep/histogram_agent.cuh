@@ -7,6 +7,8 @@
 // read that plan; the host never waits for it. It also notes whether any float
 // key is a NaN or -0: if none is, the scatter kernels skip the canonicalisation.
 #pragma once
+#include <utility>
+
 #include "../block/block_scan.cuh"
 #include "../common.cuh"
 #include "params.cuh"
@@ -22,19 +24,27 @@ struct histogram_params {
   U range_mask = 0;
   pass_list passes{};
   control* ctl = nullptr;
+  bool byte_digits = false;  ///< the usual plan: pass ps counts byte ps into bins [256 ps, 256 ps + 256)
 };
 
-template <class U, int Threads, int Vectors>
+/// Copies: copies of the shared counters; Pipeline: the next chunk's loads
+/// are in flight while one is counted (twice the registers for the keys).
+template <class U, int Threads, int Vectors, int Copies = 4, bool Pipeline = true>
 struct histogram_agent {
   static constexpr int per_vec = 16 / int(sizeof(U));
   static constexpr int per_thread = Vectors * per_vec;
   static constexpr std::uint64_t chunk = std::uint64_t(Threads) * per_thread;
   using scan = block_scan<Threads, unsigned long long>;
 
-  /// Copies of the histogram: lane groups (lane / 4) % copies pick one, so
-  /// that lanes 4 apart (the same digit in sorted input) do not serialise
-  /// on one shared address. Each copy is padded by one word (other banks).
-  static constexpr int copies = 4;
+  /// Copies of the histogram for keys counted in runs (count(): a thread's
+  /// keys in order): lane groups (lane / 4) % copies pick one, so that lanes
+  /// 4 apart (the same digit in sorted input) do not serialise on one shared
+  /// address. Keys in no order (count_each) use copy 0: spreading them over
+  /// the copies was slower (NOTES.md row 34); but where all of a thread's keys
+  /// share the pass's digit (one atomic for them all, likely the same digit
+  /// in every lane: the high bytes of narrow keys) it takes its group's copy.
+  /// Each copy is padded by one word (other banks).
+  static constexpr int copies = Copies;
   static constexpr int copy_stride = max_bins + 1;
 
   struct storage {
@@ -70,9 +80,9 @@ struct histogram_agent {
     }
   }
 
-  /// This thread's copy of pass ps's histogram.
-  __device__ __forceinline__ unsigned* pass_hist(int ps) const {
-    return s.hist + ((threadIdx.x >> 2) % copies) * copy_stride + p.passes.bin_offset[ps];
+  /// This thread's copy of pass ps's histogram, or copy 0 (in_order false).
+  __device__ __forceinline__ unsigned* pass_hist(int ps, bool in_order = true) const {
+    return s.hist + (in_order ? ((threadIdx.x >> 2) % copies) * copy_stride : 0) + p.passes.bin_offset[ps];
   }
 
   /// Counts a thread's keys (ordered already) for every pass, merging runs of
@@ -110,16 +120,57 @@ struct histogram_agent {
     U differ = 0;
 #pragma unroll
     for (int i = 1; i < N; ++i) differ |= U(o[i] ^ o[0]);
+    if constexpr (sizeof(U) >= 4) {
+      if (p.byte_digits) return count_each_bytes(o, differ);
+    }
     for_each_pass([&](int ps) {
       const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
-      unsigned* h = pass_hist(ps);
       if (core::digit_of<U>(differ, shift, bits) == 0) {
-        atomicAdd(h + core::digit_of<U>(o[0], shift, bits), unsigned(N));
+        atomicAdd(pass_hist(ps) + core::digit_of<U>(o[0], shift, bits), unsigned(N));
       } else {
+        unsigned* h = pass_hist(ps, false);
 #pragma unroll
         for (int i = 0; i < N; ++i) atomicAdd(h + core::digit_of<U>(o[i], shift, bits), 1u);
       }
     });
+  }
+
+  /// Byte b of x, as one byte-permute.
+  static __device__ __forceinline__ unsigned byte_of(U x, int b) {
+    const unsigned word = sizeof(U) == 8 && b >= 4 ? unsigned(std::uint64_t(x) >> 32) : unsigned(x);
+    return __byte_perm(word, 0u, 0x4440u + unsigned(b & 3));
+  }
+
+  /// count_each() for the usual plan (byte_digits): with the pass's shift, width
+  /// and bin offset known at compile time, a key's count for a pass is a
+  /// byte-permute, an address and the atomic (the bin offset is the atomic's
+  /// immediate), where the general form needs five instructions (u32 keys
+  /// 2^28: 531 -> 519 us; NOTES.md row 34).
+  template <int N>
+  __device__ __forceinline__ void count_each_bytes(const U (&o)[N], U differ) {
+    const unsigned h = unsigned(__cvta_generic_to_shared(s.hist));
+    const unsigned hc = unsigned(__cvta_generic_to_shared(s.hist + ((threadIdx.x >> 2) % copies) * copy_stride));
+    count_each_bytes(o, differ, h, hc, std::make_integer_sequence<int, int(sizeof(U))>{});
+  }
+  template <int N, int... Ps>
+  __device__ __forceinline__ void count_each_bytes(const U (&o)[N], U differ, unsigned h, unsigned hc,
+                                                   std::integer_sequence<int, Ps...>) {
+    (count_pass_bytes<Ps>(o, differ, h, hc), ...);
+  }
+  template <int Ps, int N>
+  __device__ __forceinline__ void count_pass_bytes(const U (&o)[N], U differ, unsigned h, unsigned hc) {
+    if ((differ & (U(0xFF) << (8 * Ps))) == 0) {
+      shared_add<1024 * Ps>(hc + 4 * byte_of(o[0], Ps), unsigned(N));
+    } else {
+#pragma unroll
+      for (int i = 0; i < N; ++i) shared_add<1024 * Ps>(h + 4 * byte_of(o[i], Ps), 1u);
+    }
+  }
+  /// A shared-memory add at address + Offset bytes: in PTX, so that the offset
+  /// stays the instruction's immediate (the compiler would fold it into the index).
+  template <int Offset>
+  static __device__ __forceinline__ void shared_add(unsigned address, unsigned v) {
+    asm volatile("red.shared.add.u32 [%0+%1], %2;" ::"r"(address), "n"(Offset), "r"(v) : "memory");
   }
 
   __device__ void process() {
@@ -200,7 +251,14 @@ struct histogram_agent {
     if (base < full_end) {
       chunk_regs cur;
       load_chunk(base, cur);
-      for (;;) {
+      if constexpr (!Pipeline) {
+        for (;;) {
+          unsorted |= count_chunk<Form>(cur, canon_used);
+          base += stride;
+          if (base >= full_end) break;
+          load_chunk(base, cur);
+        }
+      } else for (;;) {
         const std::uint64_t next = base + stride;
         const bool more = next < full_end;
         chunk_regs ahead;

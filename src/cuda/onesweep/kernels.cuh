@@ -6,9 +6,9 @@
 
 namespace radix::cuda_detail {
 
-template <class U, int Threads, int Vectors, int MinBlocks>
+template <class U, int Threads, int Vectors, int MinBlocks, int Copies, bool Pipeline>
 __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_histogram_kernel(const histogram_params<U> p) {
-  using agent = histogram_agent<U, Threads, Vectors>;
+  using agent = histogram_agent<U, Threads, Vectors, Copies, Pipeline>;
   __shared__ typename agent::storage s;
   agent{p, s}.process();
 }

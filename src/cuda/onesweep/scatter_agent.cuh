@@ -151,14 +151,7 @@ struct scatter_agent {
     // counted, instead of one exposed load per key when it is staged
     constexpr bool prefetch = PrefetchValues && has_values;
     V vals[prefetch ? Items : 1];
-    if constexpr (prefetch) {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        const int idx = warp_base + i * 32 + int(lane);
-        const std::uint64_t src = base + idx;
-        vals[i] = idx < valid ? (buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src)) : V{};
-      }
-    }
+    if constexpr (prefetch) load_values_striped(buf.vsrc, base, warp_base, valid, vals);
     __syncthreads();  // counters cleared
 
     unsigned long long* my_slot = ring::slot(p.ring, seq, p.ring_cfg);
@@ -199,8 +192,7 @@ struct scatter_agent {
       if constexpr (prefetch) {
         tile_values()[pos] = vals[i];
       } else if constexpr (has_values) {
-        const std::uint64_t src = base + warp_base + i * 32 + lane;
-        tile_values()[pos] = buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src);  // argsort: generated
+        tile_values()[pos] = source_value(buf.vsrc, base + warp_base + i * 32 + lane);
       }
     };
     const unsigned lt = lanemask_lt();

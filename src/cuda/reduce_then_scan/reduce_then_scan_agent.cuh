@@ -107,14 +107,7 @@ struct rts_scatter_agent {
     // Values too, now: their loads are in flight while the keys are ranked
     // (loaded at staging time they stalled the pass: pairs ran 0.57x CUB).
     V vals[Items];
-    if constexpr (has_values) {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        const int j = warp_base + i * 32 + int(lane);
-        const std::uint64_t src = base + j;
-        vals[i] = j < valid ? (buf.vsrc ? ld_nc(buf.vsrc + src) : index_value<V>(src)) : V{};
-      }
-    }
+    if constexpr (has_values) load_values_striped(buf.vsrc, base, warp_base, valid, vals);
     __syncthreads();  // counters cleared; the load's scratch is free again
 
     // rank: position of each key in the tile sorted by digit
