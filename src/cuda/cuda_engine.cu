@@ -39,6 +39,7 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
             << ", small_n=" << p.small_n << ", medium_n=" << p.medium_n << ", early_counts=" << (p.early_counts ? "on" : "off")
             << ", lookback_batch=" << p.lookback_batch << ", prefetch_values=" << (p.prefetch_values ? "on" : "off")
             << ", direct_load=" << (p.direct_load ? "on" : "off") << ", stage_digits=" << (p.stage_digits ? "on" : "off")
+            << ", late_values=" << (p.late_values ? "on" : "off")
             << "}";
 }
 

@@ -26,6 +26,7 @@ struct onesweep_policy {
   bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
   bool direct_load = false;      ///< scatter: keys loaded straight to registers (else cp.async through shared memory; sm_90: 6 % faster)
   bool stage_digits = true;      ///< scatter: keep each staged key's digit in shared memory (else recompute it; sm_90: 2 % faster)
+  bool late_values = false;      ///< scatter: values staged through the keys' buffer after the keys are out (no prefetch; sm_90: 3 blocks lost 7 %, NOTES.md row 36)
   int hist_copies = 4;           ///< histogram: copies of the shared counters (lane groups spread over them)
   bool hist_pipeline = true;     ///< histogram: the next chunk's loads in flight while one is counted (registers)
   constexpr int tile() const { return threads * items; }
@@ -84,19 +85,23 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys (keys only or 32-bit
 /// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
 /// stage altbench). Inputs small enough for one block, or for the small
-/// tiles, still take the default's kernels. The slots now vary the histogram
-/// (the scatter is the default's): {vectors, blocks per SM, copies, pipelined};
-/// the scatter shapes measured in earlier sessions are in NOTES.md (rows 17-33).
-/// A histogram block of 256 threads needs 65536 / (256 x blocks) registers or
-/// fewer (3: 80, 4: 64, 5: 48, 6: 40), and 8 KB of shared memory a copy.
+/// tiles, still take the default's kernels. The slots now vary the scatter of
+/// 4-byte values only (keys-only rows run the default): {threads, items,
+/// blocks per SM} with late values (values staged through the keys' buffer,
+/// not prefetched). The histogram slots of session 9 and the scatter shapes of
+/// sessions 6-8 are in NOTES.md (rows 17-34) and git history.
+/// Three blocks per SM need (key bytes + 1) x tile + 12 KB (the ranking's
+/// counters) <= 75 KB of shared memory, and at most 56 registers at 384 threads.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int vectors, min_blocks, copies; bool pipeline; };
-  constexpr shape slots[2][3] = {{{4, 3, 1, true}, {4, 5, 4, false}, {4, 5, 1, false}},   // 32-bit keys
-                                 {{4, 3, 1, true}, {4, 4, 4, false}, {4, 4, 1, false}}};  // 64-bit keys
+  struct shape { int threads, items, min_blocks; };
+  constexpr shape slots[2][3] = {{{384, 23, 3}, {384, 26, 3}, {512, 20, 2}},   // 32-bit keys, 4-byte values
+                                 {{384, 16, 3}, {384, 14, 3}, {384, 16, 2}}};  // 64-bit keys, 4-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
+  if (value_bytes != 4) return p;
   const shape sh = slots[key_bytes == 8][which - 1];
-  p.hist_vectors = sh.vectors, p.hist_min_blocks = sh.min_blocks, p.hist_copies = sh.copies;
-  p.hist_pipeline = sh.pipeline;
+  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks;
+  p.prefetch_values = false, p.late_values = true;
+  p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }
 

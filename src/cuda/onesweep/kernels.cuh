@@ -19,13 +19,15 @@ __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_histogram_kernel(
 /// (no cp.async through shared memory); StageDigits: staged keys' digits kept
 /// in shared memory for the scatter; Linear: integer keys (the ordered-bits
 /// transform is one XOR; the host picks this kernel from the codec), else
-/// floats (scatter_agent).
+/// floats (scatter_agent); LateValues: values staged through the keys' buffer
+/// after the keys are out.
 template <class U, class V, int Threads, int Items, int MinBlocks, bool EarlyCounts, int LookbackBatch,
-          bool PrefetchValues, bool DirectLoad, bool StageDigits, bool Linear>
+          bool PrefetchValues, bool DirectLoad, bool StageDigits, bool Linear, bool LateValues>
 __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass,
                                                                    int shift, int bits, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
-  scatter_agent<U, V, Threads, Items, EarlyCounts, LookbackBatch, PrefetchValues, DirectLoad, StageDigits, Linear>{
+  scatter_agent<U, V, Threads, Items, EarlyCounts, LookbackBatch, PrefetchValues, DirectLoad, StageDigits, Linear,
+                LateValues>{
       p, pass, shift, bits, bin_offset, smem}
       .process();
 }

@@ -30,6 +30,13 @@
 // default for 32- and 64-bit keys (sm90_policy); 8- and 16-bit keys rank first.
 // PrefetchValues (early counts only): the tile's values are loaded to
 // registers with its keys, so their latency passes while the keys are counted.
+// LateValues (early counts, no prefetch, values no wider than keys; CUB's
+// order): the keys are staged and scattered first, then the values are
+// loaded, staged through the keys' shared buffer at the keys' positions (kept
+// in registers, two 16-bit ones a register) and scattered. It halves the
+// staging memory, so 32-bit pairs fit three blocks per SM; on sm_90 that lost
+// (the values' load is exposed after the keys' scatter; NOTES.md row 36), so
+// it is off there.
 #pragma once
 #include <type_traits>
 
@@ -43,9 +50,12 @@
 namespace radix::cuda_detail {
 
 template <class U, class V, int Threads, int Items, bool EarlyCounts = false, int LookbackBatch = 8,
-          bool PrefetchValues = false, bool DirectLoad = false, bool StageDigits = true, bool Linear = false>
+          bool PrefetchValues = false, bool DirectLoad = false, bool StageDigits = true, bool Linear = false,
+          bool LateValues = false>
 struct scatter_agent {
   static_assert(!PrefetchValues || EarlyCounts, "values are prefetched only for the early counts' staging");
+  static_assert(!LateValues || (EarlyCounts && !PrefetchValues && sizeof(V) <= sizeof(U)),
+                "late values: early counts, no prefetch, values staged in the keys' buffer");
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
   static constexpr int warp_tile = 32 * Items;
@@ -64,7 +74,9 @@ struct scatter_agent {
   /// the digit, trading a shared store and load a key for a few ALU ops).
   static constexpr std::size_t keys_offset = (sizeof(storage) + 15) / 16 * 16;
   static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
-  static constexpr std::size_t digits_offset = (values_offset + (has_values ? sizeof(V) * tile : 0) + 15) / 16 * 16;
+  static constexpr bool late = LateValues && has_values;
+  static constexpr std::size_t digits_offset =
+      (values_offset + (has_values && !late ? sizeof(V) * tile : 0) + 15) / 16 * 16;
   static constexpr std::size_t smem_bytes = digits_offset + (StageDigits ? tile : 0);
 
   const onesweep_params<U, V> p;  ///< a copy: a reference to a kernel parameter would live in local memory
@@ -75,7 +87,10 @@ struct scatter_agent {
 
   __device__ __forceinline__ storage& st() const { return *reinterpret_cast<storage*>(smem); }
   __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
-  __device__ __forceinline__ V* tile_values() const { return reinterpret_cast<V*>(smem + values_offset); }
+  /// Late values: the keys' buffer, once the keys are out.
+  __device__ __forceinline__ V* tile_values() const {
+    return reinterpret_cast<V*>(smem + (late ? keys_offset : values_offset));
+  }
   __device__ __forceinline__ unsigned char* tile_digits() const { return smem + digits_offset; }
   /// F: the form of the ordered-bits transform (core::key_form), a template
   /// argument (the kernel branches once, uniformly) so that integer keys pay
@@ -185,11 +200,15 @@ struct scatter_agent {
       __syncthreads();
       count = rank_t::scan_digits(s.rank, digits, publish);  // ends with a barrier: every warp has read its keys
     }
-    // stage one key (and its value) at its place in the digit-sorted tile
+    // stage one key (and its value) at its place in the digit-sorted tile;
+    // late values: keep the place for the value
+    unsigned pos2[late ? (Items + 1) / 2 : 1] = {};
     auto stage_one = [&](int i, unsigned dg, unsigned pos) {
       tile_keys()[pos] = keys[i];
       if constexpr (StageDigits) tile_digits()[pos] = static_cast<unsigned char>(dg);
-      if constexpr (prefetch) {
+      if constexpr (late) {
+        pos2[i / 2] = (i & 1) ? (pos2[i / 2] | (pos << 16)) : pos;
+      } else if constexpr (prefetch) {
         tile_values()[pos] = vals[i];
       } else if constexpr (has_values) {
         tile_values()[pos] = source_value(buf.vsrc, base + warp_base + i * 32 + lane);
@@ -279,28 +298,51 @@ struct scatter_agent {
     }
 
     // scatter (full tiles without a bounds check per item)
-    if (p.n < (std::uint64_t(1) << 31)) {
-      if (valid == tile) scatter<Form, true, true>(buf, valid);
-      else scatter<Form, true, false>(buf, valid);
+    auto scatter_all = [&](auto what) {
+      if (p.n < (std::uint64_t(1) << 31)) {
+        if (valid == tile) scatter<Form, true, true, decltype(what)::value>(buf, valid);
+        else scatter<Form, true, false, decltype(what)::value>(buf, valid);
+      } else {
+        scatter<Form, false, false, decltype(what)::value>(buf, valid);
+      }
+    };
+    if constexpr (late) {
+      scatter_all(std::integral_constant<int, scatter_keys>{});
+      V vals_late[Items];
+      load_values_striped(buf.vsrc, base, warp_base, valid, vals_late);
+      __syncthreads();  // every key is out of the shared buffer
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (item_valid(i)) tile_values()[(i & 1) ? pos2[i / 2] >> 16 : pos2[i / 2] & 0xFFFFu] = vals_late[i];
+      __syncthreads();
+      scatter_all(std::integral_constant<int, scatter_values>{});
     } else {
-      scatter<Form, false, false>(buf, valid);
+      scatter_all(std::integral_constant<int, scatter_keys | scatter_values>{});
     }
     if (threadIdx.x == helper) next_ticket = ticket;
   }
 
-  template <core::key_form Form, bool Small, bool Full>
+  static constexpr int scatter_keys = 1, scatter_values = 2;
+  /// What: scatter_keys and/or scatter_values (late values: keys first, then
+  /// values, each staged in the same buffer; a value's digit is the staged one).
+  template <core::key_form Form, bool Small, bool Full, int What>
   __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid) {
+    static_assert(StageDigits || (What & scatter_keys), "values alone need the staged digits");
     storage& s = st();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const int j = i * Threads + int(threadIdx.x);
       if (Full || j < valid) {
-        const U key = tile_keys()[j];
-        const unsigned dg = StageDigits ? unsigned(tile_digits()[j]) : digit<Form>(key);
+        U key{};
+        if constexpr (What & scatter_keys) key = tile_keys()[j];
+        unsigned dg;
+        if constexpr (StageDigits) dg = unsigned(tile_digits()[j]);
+        else dg = digit<Form>(key);
         const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[dg] + j))
                                         : static_cast<std::uint64_t>(s.shift[dg] + j);
-        if (buf.kdst) buf.kdst[dst] = key;
-        if constexpr (has_values) buf.vdst[dst] = tile_values()[j];
+        if constexpr (What & scatter_keys)
+          if (buf.kdst) buf.kdst[dst] = key;
+        if constexpr (has_values && (What & scatter_values)) buf.vdst[dst] = tile_values()[j];
       }
     }
   }
