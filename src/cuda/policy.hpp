@@ -34,6 +34,26 @@ struct onesweep_policy {
 
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
+/// What the scatter kernel is compiled for: the scatter's fields of a policy,
+/// normalised for the value type (scatter_shape_of). The kernel and
+/// scatter_agent take it as a type whose `value` is the shape (CUB's policy
+/// types): nvcc 13's host stubs cannot spell a class-type template argument
+/// of a __global__ function.
+struct scatter_shape {
+  int threads, items, min_blocks, lookback_batch;
+  bool early_counts, prefetch_values, direct_load, stage_digits, late_values;
+  constexpr int tile() const { return threads * items; }
+};
+
+/// The scatter's shape of policy p for keys with (has_values) or without values.
+constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_values) {
+  return scatter_shape{p.threads,       p.items,
+                       p.min_blocks,    p.lookback_batch,
+                       p.early_counts,  p.prefetch_values && has_values,
+                       p.direct_load,   p.stage_digits,
+                       p.late_values && has_values};
+}
+
 /// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
 /// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles. Chosen by
 /// measurement (NOTES.md, timeline rows 17-26): long tiles (fewer, shorter

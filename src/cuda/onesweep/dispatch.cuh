@@ -19,19 +19,16 @@ struct onesweep_kernels {
       Alt < 0   ? sm90_small_tiles(int(sizeof(U)), value_bytes)
       : Alt > 0 ? sm90_alt_policy(int(sizeof(U)), value_bytes, Alt)
                 : sm90_policy(int(sizeof(U)), value_bytes);
-  static constexpr int threads = pol.threads, items = pol.items, min_blocks = pol.min_blocks;
+  static constexpr int threads = pol.threads, items = pol.items;
   static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
-  static constexpr bool early_counts = pol.early_counts;
-  static constexpr bool prefetch = pol.prefetch_values && !std::is_same_v<V, no_value>;
-  static constexpr bool late_values = pol.late_values && !std::is_same_v<V, no_value>;
-  using scatter = scatter_agent<U, V, threads, items, early_counts, pol.lookback_batch, prefetch, pol.direct_load,
-                                pol.stage_digits, false, late_values>;
+  struct shape {
+    static constexpr scatter_shape value = scatter_shape_of(pol, !std::is_same_v<V, no_value>);
+  };
+  using scatter = scatter_agent<U, V, shape>;
   using single = single_tile_agent<U, V, threads, items>;
   /// Linear: for integer keys (codec.linear()); 1-byte keys are never floats.
   template <bool Linear>
-  static constexpr auto scatter_kernel_for =
-      onesweep_scatter_kernel<U, V, threads, items, min_blocks, early_counts, pol.lookback_batch, prefetch,
-                              pol.direct_load, pol.stage_digits, Linear, late_values>;
+  static constexpr auto scatter_kernel_for = onesweep_scatter_kernel<U, V, shape, Linear>;
   static constexpr bool may_be_float = sizeof(U) >= 2;
   static constexpr auto scatter_kernel = scatter_kernel_for<!may_be_float>;
   static auto scatter_kernel_of(const core::ordered_codec<U>& c) {

@@ -13,23 +13,15 @@ __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_histogram_kernel(
   agent{p, s}.process();
 }
 
-/// EarlyCounts: count and publish the tile's digits before ranking; LookbackBatch:
-/// predecessors read at once in the look-back; PrefetchValues: values loaded
-/// to registers with the keys; DirectLoad: keys loaded straight to registers
-/// (no cp.async through shared memory); StageDigits: staged keys' digits kept
-/// in shared memory for the scatter; Linear: integer keys (the ordered-bits
-/// transform is one XOR; the host picks this kernel from the codec), else
-/// floats (scatter_agent); LateValues: values staged through the keys' buffer
-/// after the keys are out.
-template <class U, class V, int Threads, int Items, int MinBlocks, bool EarlyCounts, int LookbackBatch,
-          bool PrefetchValues, bool DirectLoad, bool StageDigits, bool Linear, bool LateValues>
-__global__ void __launch_bounds__(Threads, MinBlocks) onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass,
-                                                                   int shift, int bits, int bin_offset) {
+/// Shape::value: threads, keys per thread, blocks per SM and the scatter's
+/// switches (policy.hpp, scatter_shape; scatter_agent explains each); Linear:
+/// integer keys (the ordered-bits transform is one XOR; the host picks this
+/// kernel from the codec), else floats.
+template <class U, class V, class Shape, bool Linear>
+__global__ void __launch_bounds__(Shape::value.threads, Shape::value.min_blocks)
+    onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass, int shift, int bits, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
-  scatter_agent<U, V, Threads, Items, EarlyCounts, LookbackBatch, PrefetchValues, DirectLoad, StageDigits, Linear,
-                LateValues>{
-      p, pass, shift, bits, bin_offset, smem}
-      .process();
+  scatter_agent<U, V, Shape, Linear>{p, pass, shift, bits, bin_offset, smem}.process();
 }
 
 template <class U, class V, int Threads, int Items>

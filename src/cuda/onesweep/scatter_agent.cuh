@@ -44,15 +44,20 @@
 #include "../block/block_rank.cuh"
 #include "../common.cuh"
 #include "lookback_ring.cuh"
+#include "../policy.hpp"
 #include "params.cuh"
 #include "radix/core/pass_plan.hpp"
 
 namespace radix::cuda_detail {
 
-template <class U, class V, int Threads, int Items, bool EarlyCounts = false, int LookbackBatch = 8,
-          bool PrefetchValues = false, bool DirectLoad = false, bool StageDigits = true, bool Linear = false,
-          bool LateValues = false>
+/// Shape: a type whose `value` is the scatter_shape (policy.hpp); Linear:
+/// integer keys (process()).
+template <class U, class V, class Shape, bool Linear = false>
 struct scatter_agent {
+  static constexpr scatter_shape S = Shape::value;
+  static constexpr int Threads = S.threads, Items = S.items, LookbackBatch = S.lookback_batch;
+  static constexpr bool EarlyCounts = S.early_counts, PrefetchValues = S.prefetch_values,
+                        DirectLoad = S.direct_load, StageDigits = S.stage_digits, LateValues = S.late_values;
   static_assert(!PrefetchValues || EarlyCounts, "values are prefetched only for the early counts' staging");
   static_assert(!LateValues || (EarlyCounts && !PrefetchValues && sizeof(V) <= sizeof(U)),
                 "late values: early counts, no prefetch, values staged in the keys' buffer");
