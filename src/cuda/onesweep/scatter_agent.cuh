@@ -35,8 +35,8 @@
 // loaded, staged through the keys' shared buffer at the keys' positions (kept
 // in registers, two 16-bit ones a register) and scattered. It halves the
 // staging memory, so 32-bit pairs fit three blocks per SM; on sm_90 that lost
-// (the values' load is exposed after the keys' scatter; NOTES.md row 36), so
-// it is off there.
+// 6.5 % (NOTES.md row 36; not for the values' load latency: issued before the
+// look-back, they lost as much), so it is off there.
 #pragma once
 #include <type_traits>
 
