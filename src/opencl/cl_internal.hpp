@@ -39,6 +39,11 @@ struct policy {
   unsigned cs_items = 256;  ///< work-items per group of the chunked kernels
   unsigned cs_keys = 8;     ///< keys per item of a chunked tile at most (fewer when local memory is short)
   unsigned cs_groups = 32;  ///< chunked groups per compute unit
+  /// Chunked reorder: each item's 16 sub-digit starts go to local memory,
+  /// lane-major, and a key reads its own with one load (1), or picks it out of
+  /// a uint8 with a chain of selects (0). Not yet measured on a GPU
+  /// (src/opencl/README.md, "The next idea"), so off.
+  unsigned cs_at_local = 0;
 };
 std::ostream& operator<<(std::ostream& os, const policy& p);
 
@@ -138,8 +143,9 @@ void sort_impl(const sort_request& req, cl_command_queue q, cl_mem ws, std::size
 void sort_with(const queue_facts& f, const sort_request& req, cl_command_queue q, cl_mem ws, std::size_t ws_bytes,
                phase_times* profile);
 /// Bytes of local memory the chunked reorder declares (rx_cs_reorder).
+/// at_local: policy::cs_at_local (16 ushorts more an item).
 std::uint64_t chunked_local_bytes(unsigned items, unsigned per_item, std::size_t key_bytes, std::size_t val_bytes,
-                                  bool wide);
+                                  bool wide, bool at_local = false);
 /// Bytes of local memory the local-sort reorder needs.
 std::uint64_t local_sort_bytes(int digit_bits, unsigned items, unsigned per_item, std::size_t key_bytes,
                                std::size_t val_bytes, bool wide);

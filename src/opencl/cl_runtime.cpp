@@ -112,7 +112,7 @@ unsigned pow2_floor(std::size_t v) {
 }
 
 /// RADIX_OPENCL_POLICY="groups=64,items=32,digit_bits=8,transpose=1,scan_parts=64,scan_items=64,tile=16,
-/// local_sort=2,ls_items=32,ls_keys=128,cs_items=256,cs_keys=16,cs_groups=4".
+/// local_sort=2,ls_items=32,ls_keys=128,cs_items=256,cs_keys=16,cs_groups=4,cs_at_local=1".
 void apply_env(policy& p) {
   const char* env = std::getenv("RADIX_OPENCL_POLICY");
   if (!env) return;
@@ -138,6 +138,7 @@ void apply_env(policy& p) {
     else if (key == "cs_items" && v > 0) p.cs_items = unsigned(v);
     else if (key == "cs_keys" && v > 0) p.cs_keys = unsigned(v);
     else if (key == "cs_groups" && v > 0) p.cs_groups = unsigned(v);
+    else if (key == "cs_at_local") p.cs_at_local = v != 0;
     else if (key == "ls_items" && v > 0) p.ls_items = unsigned(v);
     else if (key == "ls_keys" && v > 0) p.ls_keys = unsigned(v);
   }
@@ -150,7 +151,7 @@ std::ostream& operator<<(std::ostream& os, const policy& p) {
             << ", transpose=" << (p.transpose ? 1 : 0) << ", scan_parts=" << p.scan_parts
             << ", scan_items=" << p.scan_items << ", tile=" << p.tile << ", local_sort=" << p.local_sort
             << ", ls_items=" << p.ls_items << ", ls_keys=" << p.ls_keys << ", cs_items=" << p.cs_items
-            << ", cs_keys=" << p.cs_keys << ", cs_groups=" << p.cs_groups << "}";
+            << ", cs_keys=" << p.cs_keys << ", cs_groups=" << p.cs_groups << ", cs_at_local=" << p.cs_at_local << "}";
 }
 
 device_info query_device(cl_device_id d) {
@@ -310,7 +311,7 @@ std::string build_options(const policy& pol, const program_key& k) {
   s << "-cl-std=CL1.2 -DRX_KEY_BYTES=" << k.key_bytes << " -DRX_VAL_BYTES=" << k.val_bytes
     << " -DRX_WIDE=" << (k.wide ? 1 : 0) << " -DRX_ITEMS=" << pol.items << " -DRX_SCAN_WG=" << pol.scan_items
     << " -DRX_TILE=" << pol.tile << " -DRX_LS_ITEMS=" << pol.ls_items << " -DRX_CS_ITEMS=" << pol.cs_items
-    << " -DRX_CS_KEYS=" << std::max(1, k.cs_keys);
+    << " -DRX_CS_KEYS=" << std::max(1, k.cs_keys) << " -DRX_CS_AT_LOCAL=" << (pol.cs_at_local ? 1 : 0);
   return s.str();
 }
 

@@ -235,14 +235,15 @@ std::uint64_t local_sort_bytes(int digit_bits, unsigned items, unsigned per_item
 }
 
 std::uint64_t chunked_local_bytes(unsigned items, unsigned per_item, std::size_t key_bytes, std::size_t val_bytes,
-                                  bool wide) {
+                                  bool wide, bool at_local) {
   // rx_cs_reorder's __local arrays: the tile's keys and values (one spare
   // slot per 16), the scan's uint8 vectors (one spare per 16, 1/16 for the
   // segment sums, one for the digit bases), run offsets and the digit runs'
-  // bounds for 256 digits, the sorted tile's digits, and some slack.
+  // bounds for 256 digits, the sorted tile's digits, and some slack; with
+  // RX_CS_AT_LOCAL, 16 ushort sub-digit starts per item
   const std::uint64_t tile = std::uint64_t(items) * per_item, pad = tile + tile / 16;
   return pad * (key_bytes + val_bytes) + tile + (items + items / 16 + items / 16 + 1) * 32 +
-         256 * ((wide ? 8 : 4) + 4) + 256;
+         256 * ((wide ? 8 : 4) + 4) + 256 + (at_local ? std::uint64_t(items) * 32 : 0);
 }
 
 namespace {
@@ -263,8 +264,9 @@ geometry chunked_geometry(const queue_facts& f, const sort_request& r) {
   const unsigned I = p.cs_items;
   // At most 15 keys an item: its counters are 4-bit lanes (rx_cs_reorder).
   unsigned k = std::clamp(p.cs_keys, 1u, 15u);
-  while (k > 1 && chunked_local_bytes(I, k, kb, vb, g.wide) > room) --k;
-  if (chunked_local_bytes(I, k, kb, vb, g.wide) > room)
+  const bool at_local = p.cs_at_local != 0;
+  while (k > 1 && chunked_local_bytes(I, k, kb, vb, g.wide, at_local) > room) --k;
+  if (chunked_local_bytes(I, k, kb, vb, g.wide, at_local) > room)
     throw device_error("radix: the OpenCL device's local memory (" + std::to_string(f.info.local_mem) +
                        " bytes) is too small for the chunked local-sort path with cs_items=" + std::to_string(I) +
                        "; set local_sort=0 or fewer cs_items in RADIX_OPENCL_POLICY");

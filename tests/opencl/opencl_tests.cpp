@@ -313,13 +313,15 @@ TEST(OpenclApi, KeysPairsArgsortOnBuffersWithAndWithoutWorkspace) {
 
 /// A reorder path with its tuning forced: local_sort 0 (Helluy), 1 (a tile per
 /// group) or 2 (chunks of tiles per group; cs_groups=1 and small tiles make
-/// every group walk many tiles).
+/// every group walk many tiles; at_local: the sub-digit starts through local
+/// memory, policy::cs_at_local).
 struct path_config {
   unsigned mode = 0;
   unsigned cs_groups = 0, cs_keys = 0;  // 0: the device's policy
+  bool at_local = false;
   std::string name() const {
     return "local_sort=" + std::to_string(mode) + (cs_groups ? ",cs_groups=" + std::to_string(cs_groups) : "") +
-           (cs_keys ? ",cs_keys=" + std::to_string(cs_keys) : "");
+           (cs_keys ? ",cs_keys=" + std::to_string(cs_keys) : "") + (at_local ? ",cs_at_local=1" : "");
   }
 };
 
@@ -328,6 +330,7 @@ od::queue_facts facts_for(od::host_device& dev, const path_config& c) {
   f.pol.local_sort = c.mode;
   if (c.cs_groups) f.pol.cs_groups = c.cs_groups;
   if (c.cs_keys) f.pol.cs_keys = c.cs_keys;
+  f.pol.cs_at_local = c.at_local;
   return f;
 }
 
@@ -366,7 +369,8 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
   rt::rng r(seed);
   radix::options cpu;
   cpu.use = radix::engine::cpu;
-  for (const path_config ls : {path_config{0}, path_config{1}, path_config{2}, path_config{2, 1, 5}}) {
+  for (const path_config ls :
+       {path_config{0}, path_config{1}, path_config{2}, path_config{2, 1, 5}, path_config{2, 1, 5, true}}) {
     SCOPED_TRACE(ls.name());
     {  // keys: u32 with many equal keys, 3 passes over a 24-bit range
       const auto t = tile_of(dev, ls, od::request<std::uint32_t>(radix::operation::keys, nullptr, 1000, {}));
@@ -483,28 +487,35 @@ TEST(OpenclPaths, LocalSortGeometryFitsLocalMemory) {
 
 /// The chunked path: every key x value width fits a 48 KB device with whole
 /// tiles per group, and the digit is capped at 8 bits (two 4-bit sub-digits).
+/// The sub-digit starts in local memory (cs_at_local) take 8 KB more a group.
 TEST(OpenclPaths, ChunkedGeometryFitsLocalMemory) {
   SKIP_WITHOUT_DEVICE();
   od::queue_facts f = od::facts_of(dev.queue);
   f.pol.local_sort = 2;
   f.pol.cs_items = 256;  // the default, whatever RADIX_OPENCL_POLICY says (the bound below is for 256 items)
   f.info.local_mem = 48 * 1024;
-  for (std::size_t kb : {1, 2, 4, 8})
-    for (std::size_t vb : {0, 1, 2, 4, 8}) {
-      radix::sort_request req = width_request(kb, vb);
-      req.n = (1 << 24) + 7;
-      req.opts.digit_bits = 11;
-      const od::geometry g = od::geometry_for(f, req);
-      SCOPED_TRACE("kb " + std::to_string(kb) + " vb " + std::to_string(vb));
-      EXPECT_TRUE(g.chunked);
-      EXPECT_EQ(g.digit_bits, 8);
-      EXPECT_GE(g.per_item, 7u);  // 256 x 7 keys or more at every width
-      const std::uint64_t tile = std::uint64_t(f.pol.cs_items) * g.per_item;
-      EXPECT_EQ(g.chunk % tile, 0u);
-      EXPECT_GE(g.items * g.chunk, req.n);
-      EXPECT_LT((g.items - 1) * g.chunk, req.n);
-      EXPECT_LE(od::chunked_local_bytes(f.pol.cs_items, g.per_item, kb, vb, g.wide), f.info.local_mem);
-    }
+  for (unsigned at_local : {0u, 1u}) {
+    f.pol.cs_at_local = at_local;
+    for (std::size_t kb : {1, 2, 4, 8})
+      for (std::size_t vb : {0, 1, 2, 4, 8}) {
+        radix::sort_request req = width_request(kb, vb);
+        req.n = (1 << 24) + 7;
+        req.opts.digit_bits = 11;
+        const od::geometry g = od::geometry_for(f, req);
+        SCOPED_TRACE("kb " + std::to_string(kb) + " vb " + std::to_string(vb) + " at_local " +
+                     std::to_string(at_local));
+        EXPECT_TRUE(g.chunked);
+        EXPECT_EQ(g.digit_bits, 8);
+        // 256 x 7 keys or more at every width; 6 for 16-byte pairs with the starts in local memory
+        EXPECT_GE(g.per_item, at_local && kb + vb == 16 ? 6u : 7u);
+        const std::uint64_t tile = std::uint64_t(f.pol.cs_items) * g.per_item;
+        EXPECT_EQ(g.chunk % tile, 0u);
+        EXPECT_GE(g.items * g.chunk, req.n);
+        EXPECT_LT((g.items - 1) * g.chunk, req.n);
+        EXPECT_LE(od::chunked_local_bytes(f.pol.cs_items, g.per_item, kb, vb, g.wide, at_local != 0),
+                  f.info.local_mem);
+      }
+  }
 }
 
 TEST(OpenclApi, Errors) {

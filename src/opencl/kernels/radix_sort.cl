@@ -14,6 +14,7 @@
 //   RX_LS_ITEMS    work-items per group of the local-sort (GPU) kernels
 //   RX_CS_ITEMS    work-items per group of the chunked local-sort kernels
 //   RX_CS_KEYS     keys per work-item of a chunked local-sort tile (registers)
+//   RX_CS_AT_LOCAL 1: a chunked item's sub-digit starts go through local memory (else selects)
 // Everything else (digit position and width, the key codec, sizes, layouts)
 // is a kernel argument, so one program serves every pass and every key kind.
 //
@@ -413,6 +414,9 @@ __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reo
 #error "RX_CS_KEYS must be at most 15 (an item's counters are 4-bit lanes)"
 #endif
 #define RX_CS_TILE (RX_CS_ITEMS * RX_CS_KEYS)
+#ifndef RX_CS_AT_LOCAL
+#define RX_CS_AT_LOCAL 0
+#endif
 #ifndef RX_CS_RAKE
 #define RX_CS_RAKE 16  // items per raking segment of the work-group scan
 #endif
@@ -492,6 +496,9 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reo
   __local pos_t run[256];
   __local ushort first[256], past[256];
   __local uchar ld[RX_CS_TILE];  // the sorted tile's digits
+#if RX_CS_AT_LOCAL
+  __local ushort at_l[16 * RX_CS_ITEMS];  // each item's 16 sub-digit starts, lane-major
+#endif
 
   RX_IO_OFFSETS;
   starts += o_starts;
@@ -582,9 +589,35 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reo
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       const uint8 at = scan_buf[RX_CS_PAD(i)] + scan_part[i / RX_CS_RAKE] + scan_base[0];
+#if RX_CS_AT_LOCAL
+      // This item's 16 starts, lane-major (lane d of item i at d * I + i): a
+      // key then finds its sub-digit's start with one local load instead of a
+      // chain of selects, and the items of a warp read neighbouring words.
+      // Only this item reads its column: no barrier.
+      at_l[0u * RX_CS_ITEMS + i] = (ushort)at.s0;
+      at_l[1u * RX_CS_ITEMS + i] = (ushort)(at.s0 >> 16);
+      at_l[2u * RX_CS_ITEMS + i] = (ushort)at.s1;
+      at_l[3u * RX_CS_ITEMS + i] = (ushort)(at.s1 >> 16);
+      at_l[4u * RX_CS_ITEMS + i] = (ushort)at.s2;
+      at_l[5u * RX_CS_ITEMS + i] = (ushort)(at.s2 >> 16);
+      at_l[6u * RX_CS_ITEMS + i] = (ushort)at.s3;
+      at_l[7u * RX_CS_ITEMS + i] = (ushort)(at.s3 >> 16);
+      at_l[8u * RX_CS_ITEMS + i] = (ushort)at.s4;
+      at_l[9u * RX_CS_ITEMS + i] = (ushort)(at.s4 >> 16);
+      at_l[10u * RX_CS_ITEMS + i] = (ushort)at.s5;
+      at_l[11u * RX_CS_ITEMS + i] = (ushort)(at.s5 >> 16);
+      at_l[12u * RX_CS_ITEMS + i] = (ushort)at.s6;
+      at_l[13u * RX_CS_ITEMS + i] = (ushort)(at.s6 >> 16);
+      at_l[14u * RX_CS_ITEMS + i] = (ushort)at.s7;
+      at_l[15u * RX_CS_ITEMS + i] = (ushort)(at.s7 >> 16);
+#endif
 #pragma unroll
       for (uint j = 0; j < RX_CS_KEYS; ++j) {
+#if RX_CS_AT_LOCAL
+        const uint to = (uint)at_l[(meta[j] & 15u) * RX_CS_ITEMS + i] + (meta[j] >> 4);
+#else
         const uint to = cs_lane(at, meta[j] & 15u) + (meta[j] >> 4);
+#endif
         lk[RX_CS_PAD(to)] = k[j];
         // The last sub-pass leaves each slot's whole digit for the write-out.
         if (sub + 1 == subs) ld[to] = (uchar)digit_of(c, k[j], shift, mask);
