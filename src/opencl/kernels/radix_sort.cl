@@ -594,22 +594,12 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reo
       // key then finds its sub-digit's start with one local load instead of a
       // chain of selects, and the items of a warp read neighbouring words.
       // Only this item reads its column: no barrier.
-      at_l[0u * RX_CS_ITEMS + i] = (ushort)at.s0;
-      at_l[1u * RX_CS_ITEMS + i] = (ushort)(at.s0 >> 16);
-      at_l[2u * RX_CS_ITEMS + i] = (ushort)at.s1;
-      at_l[3u * RX_CS_ITEMS + i] = (ushort)(at.s1 >> 16);
-      at_l[4u * RX_CS_ITEMS + i] = (ushort)at.s2;
-      at_l[5u * RX_CS_ITEMS + i] = (ushort)(at.s2 >> 16);
-      at_l[6u * RX_CS_ITEMS + i] = (ushort)at.s3;
-      at_l[7u * RX_CS_ITEMS + i] = (ushort)(at.s3 >> 16);
-      at_l[8u * RX_CS_ITEMS + i] = (ushort)at.s4;
-      at_l[9u * RX_CS_ITEMS + i] = (ushort)(at.s4 >> 16);
-      at_l[10u * RX_CS_ITEMS + i] = (ushort)at.s5;
-      at_l[11u * RX_CS_ITEMS + i] = (ushort)(at.s5 >> 16);
-      at_l[12u * RX_CS_ITEMS + i] = (ushort)at.s6;
-      at_l[13u * RX_CS_ITEMS + i] = (ushort)(at.s6 >> 16);
-      at_l[14u * RX_CS_ITEMS + i] = (ushort)at.s7;
-      at_l[15u * RX_CS_ITEMS + i] = (ushort)(at.s7 >> 16);
+      const uint words[8] = {at.s0, at.s1, at.s2, at.s3, at.s4, at.s5, at.s6, at.s7};
+#pragma unroll
+      for (uint w = 0; w < 8u; ++w) {
+        at_l[(2u * w) * RX_CS_ITEMS + i] = (ushort)words[w];
+        at_l[(2u * w + 1u) * RX_CS_ITEMS + i] = (ushort)(words[w] >> 16);
+      }
 #endif
 #pragma unroll
       for (uint j = 0; j < RX_CS_KEYS; ++j) {
