@@ -15,9 +15,12 @@
 #     made and OCL_ICD_VENDORS pointed at it.
 #   - GoogleTest: built from build-gtest-src/ (as scripts/gpu/run.sh does).
 # Knobs: BUILD_DIR (build-opencl), WITH_CUDA=1 (CUDA on: the benchmark gains the
-# CUDA engine and CUB rows), RADIX_OPENCL_DEVICE (default NVIDIA),
+# CUDA engine and CUB rows; CUDA_TYPES=dev builds only the CUDA engine's
+# development types, enough for those rows), RADIX_OPENCL_DEVICE (default NVIDIA),
 # BENCH_ARGS (default --sizes 20,23,25,26 --repeat 20), SWEEP (policies for the
-# sweep stage, ';'-separated RADIX_OPENCL_POLICY values).
+# sweep stage, ';'-separated RADIX_OPENCL_POLICY values, each optionally
+# followed by '|' and kernel build options), SWEEP_SIZES (26), SWEEP_REPEAT (10),
+# BUILD_TARGETS (only these targets, e.g. "radix_opencl_bench" for a sweep).
 # One stage failing does not stop the others.
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -88,16 +91,21 @@ if has build; then
   # WITH_CUDA=1: on, for the benchmark's CUDA engine and CUB rows (a few
   # minutes more; only the targets below are built then).
   CUDA_ARGS=(-DRADIX_ENABLE_CUDA=OFF)
-  [ "${WITH_CUDA:-0}" = 1 ] && CUDA_ARGS=(-DRADIX_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+  [ "${WITH_CUDA:-0}" = 1 ] && CUDA_ARGS=(-DRADIX_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
+    ${CUDA_TYPES:+-DRADIX_CUDA_TYPES=$CUDA_TYPES})
+  # Only a benchmark asked for: no tests or apps to configure (nor GoogleTest).
+  [[ -n "${BUILD_TARGETS:-}" && "$BUILD_TARGETS" != *test* && "$BUILD_TARGETS" != *conformance* ]] &&
+    CUDA_ARGS+=(-DRADIX_BUILD_TESTS=OFF -DRADIX_BUILD_APPS=OFF)
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release "${CUDA_ARGS[@]}" -DRADIX_ENABLE_OPENCL=ON \
     -DRADIX_BUILD_TOOLS=OFF -DRADIX_BUILD_EXAMPLES=OFF "${CLARGS[@]}" $PREFIX >> "$OUT/opencl_build.log" 2>&1 ||
     { note "-- configure FAILED (see opencl_build.log)"; FAILED+=(configure); }
   # Our targets first, so that a broken target elsewhere does not stop them.
-  for t in radix test_opencl radix_opencl_bench conformance_keys conformance_pairs conformance_argsort radix_pic \
-    conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128; do
+  TARGETS=${BUILD_TARGETS:-"radix test_opencl radix_opencl_bench conformance_keys conformance_pairs conformance_argsort radix_pic
+    conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128"}
+  for t in $TARGETS; do
     cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/opencl_build.log" 2>&1 || { note "-- build of $t FAILED"; FAILED+=("build:$t"); }
   done
-  if [ "${WITH_CUDA:-0}" != 1 ]; then
+  if [ "${WITH_CUDA:-0}" != 1 ] && [ -z "${BUILD_TARGETS:-}" ]; then
     cmake --build "$B" -j"$JOBS" >> "$OUT/opencl_build.log" 2>&1 || note "-- full build had failures (see opencl_build.log)"
   fi
   note "-- build: $(($(date +%s) - t0)) s"
@@ -177,10 +185,21 @@ if has sweep; then
   SWEEP=${SWEEP:-"local_sort=1,scan_parts=1024;local_sort=1,ls_items=32,ls_keys=64,scan_parts=1024;local_sort=1,ls_items=32,ls_keys=128,scan_parts=1024;local_sort=1,ls_items=64,ls_keys=16,scan_parts=1024;local_sort=1,ls_items=128,ls_keys=16,digit_bits=7,scan_parts=1024;local_sort=1,scan_parts=256;local_sort=1,scan_parts=4096,scan_items=256;local_sort=0"}
   IFS=';' read -r -a POLS <<< "$SWEEP"
   : > "$OUT/opencl_sweep.md"
-  for pol in "${POLS[@]}"; do
-    echo "### RADIX_OPENCL_POLICY=$pol" >> "$OUT/opencl_sweep.md"
-    RADIX_OPENCL_POLICY="$pol" timeout 300 "$BENCH" --sizes 26 --repeat 10 --baseline-repeat 1 >> "$OUT/opencl_sweep.md" 2>&1
-    note "-- sweep $pol: exit $? :: $(grep -E 'phases\)' "$OUT/opencl_sweep.md" | tail -1)"
+  # An entry "policy|options" also passes kernel build options (-D...): a
+  # kernel variant measured without rebuilding anything. On NVIDIA each
+  # variant's registers and local memory go to opencl_sweep_build.log.
+  : > "$OUT/opencl_sweep_build.log"
+  for ent in "${POLS[@]}"; do
+    pol=${ent%%|*}
+    opts=""
+    [ "$pol" != "$ent" ] && opts=${ent#*|}
+    echo "### RADIX_OPENCL_POLICY=$pol RADIX_OPENCL_BUILD_OPTIONS=$opts" | tee -a "$OUT/opencl_sweep_build.log" >> "$OUT/opencl_sweep.md"
+    nvopt=""
+    grep -qi "host API device: .*NVIDIA" "$OUT/opencl_info.txt" 2>/dev/null && nvopt="-cl-nv-verbose"
+    RADIX_OPENCL_POLICY="$pol" RADIX_OPENCL_BUILD_OPTIONS="$opts $nvopt" RADIX_OPENCL_BUILD_LOG=1 \
+      timeout ${SWEEP_TIMEOUT:-300} "$BENCH" --sizes ${SWEEP_SIZES:-26} --repeat ${SWEEP_REPEAT:-10} --baseline-repeat 1 \
+      >> "$OUT/opencl_sweep.md" 2>> "$OUT/opencl_sweep_build.log"
+    note "-- sweep $ent: exit $? :: $(grep -E 'phases\)' "$OUT/opencl_sweep.md" | tail -1)"
   done
 fi
 

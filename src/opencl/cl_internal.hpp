@@ -38,12 +38,19 @@ struct policy {
   unsigned ls_keys = 32;    ///< keys per item at most (fewer when local memory is short)
   unsigned cs_items = 256;  ///< work-items per group of the chunked kernels
   unsigned cs_keys = 8;     ///< keys per item of a chunked tile at most (fewer when local memory is short)
-  unsigned cs_groups = 32;  ///< chunked groups per compute unit
+  /// Chunked groups (chunks) per compute unit. H100, 2^26 u32: 32 -> 128
+  /// took the reorder from 3.27 to 2.86 ms (bench/results/opencl-h100-2026-11-23-b.md).
+  unsigned cs_groups = 128;
+  /// Groups per compute unit of the chunked count kernel, each counting
+  /// chunks g, g + groups, ... (small chunks cost more to start than to count).
+  unsigned cs_count_groups = 32;
+  /// Blocks of chunks in the chunked scan (rx_cs_block_sums / _starts): each
+  /// block's group reads all blocks' sums, so a few hundred at most.
+  unsigned cs_scan_blocks = 128;
   /// Chunked reorder: each item's 16 sub-digit starts go to local memory,
   /// lane-major, and a key reads its own with one load (1), or picks it out of
-  /// a uint8 with a chain of selects (0). Not yet measured on a GPU
-  /// (src/opencl/README.md, "The next idea"), so off.
-  unsigned cs_at_local = 0;
+  /// a uint8 with a chain of selects (0). H100, 2^26 u32: reorder 3.55 -> 3.27 ms.
+  unsigned cs_at_local = 1;
 };
 std::ostream& operator<<(std::ostream& os, const policy& p);
 

@@ -112,7 +112,7 @@ unsigned pow2_floor(std::size_t v) {
 }
 
 /// RADIX_OPENCL_POLICY="groups=64,items=32,digit_bits=8,transpose=1,scan_parts=64,scan_items=64,tile=16,
-/// local_sort=2,ls_items=32,ls_keys=128,cs_items=256,cs_keys=16,cs_groups=4,cs_at_local=1".
+/// local_sort=2,ls_items=32,ls_keys=128,cs_items=256,cs_keys=16,cs_groups=4,cs_count_groups=32,cs_scan_blocks=128,cs_at_local=1".
 void apply_env(policy& p) {
   const char* env = std::getenv("RADIX_OPENCL_POLICY");
   if (!env) return;
@@ -138,6 +138,8 @@ void apply_env(policy& p) {
     else if (key == "cs_items" && v > 0) p.cs_items = unsigned(v);
     else if (key == "cs_keys" && v > 0) p.cs_keys = unsigned(v);
     else if (key == "cs_groups" && v > 0) p.cs_groups = unsigned(v);
+    else if (key == "cs_count_groups" && v > 0) p.cs_count_groups = unsigned(v);
+    else if (key == "cs_scan_blocks" && v > 0) p.cs_scan_blocks = unsigned(v);
     else if (key == "cs_at_local") p.cs_at_local = v != 0;
     else if (key == "ls_items" && v > 0) p.ls_items = unsigned(v);
     else if (key == "ls_keys" && v > 0) p.ls_keys = unsigned(v);
@@ -151,7 +153,9 @@ std::ostream& operator<<(std::ostream& os, const policy& p) {
             << ", transpose=" << (p.transpose ? 1 : 0) << ", scan_parts=" << p.scan_parts
             << ", scan_items=" << p.scan_items << ", tile=" << p.tile << ", local_sort=" << p.local_sort
             << ", ls_items=" << p.ls_items << ", ls_keys=" << p.ls_keys << ", cs_items=" << p.cs_items
-            << ", cs_keys=" << p.cs_keys << ", cs_groups=" << p.cs_groups << ", cs_at_local=" << p.cs_at_local << "}";
+            << ", cs_keys=" << p.cs_keys << ", cs_groups=" << p.cs_groups
+            << ", cs_count_groups=" << p.cs_count_groups << ", cs_scan_blocks=" << p.cs_scan_blocks
+            << ", cs_at_local=" << p.cs_at_local << "}";
 }
 
 device_info query_device(cl_device_id d) {

@@ -62,6 +62,8 @@ struct layout {
   std::uint64_t keys_bytes = 0, vals_bytes = 0, hist_bytes = 0, sums_bytes = 0, perm_bytes = 0, copy_bytes = 0;
   unsigned parts = 1;
   std::uint64_t part_len = 0;
+  unsigned blocks = 1;              // the chunked scan: blocks of block_rows chunks
+  std::uint64_t block_rows = 1;
   std::uint64_t total(std::size_t align) const {
     std::uint64_t t = 0;
     for (std::uint64_t b : {keys_bytes, keys_bytes, vals_bytes, vals_bytes, hist_bytes, sums_bytes, perm_bytes,
@@ -83,6 +85,13 @@ layout layout_for(const queue_facts& f, const sort_request& r) {
   l.parts = unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(f.pol.scan_parts, ceil_div(hist_len, f.pol.scan_items))));
   l.part_len = ceil_div(hist_len, l.parts);
   l.sums_bytes = std::uint64_t(l.parts) * pos;
+  if (l.geo.chunked) {
+    // The chunked scan's block sums: one row of 2^r per block of chunks.
+    l.blocks = unsigned(std::clamp<std::uint64_t>(f.pol.cs_scan_blocks, 1, l.geo.items));
+    l.block_rows = ceil_div(l.geo.items, l.blocks);
+    l.blocks = unsigned(ceil_div(l.geo.items, l.block_rows));
+    l.sums_bytes = std::max<std::uint64_t>(l.sums_bytes, (std::uint64_t(l.blocks) << l.geo.digit_bits) * pos);
+  }
   if (r.op == operation::pairs && !native_value(r.value_bytes)) {
     l.perm_bytes = r.n * l.carried;
     l.copy_bytes = r.n * r.value_bytes;
@@ -373,7 +382,6 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
     throw out_of_memory("radix: this OpenCL sort needs " + std::to_string(l.total(f.info.base_align)) +
                         " bytes of scratch; the device has " + std::to_string(f.info.global_mem));
   launcher run(q, profile != nullptr);
-  const std::size_t one = 1;
 
   const core::pass_plan plan = core::plan_passes(r.opts.begin_bit, end_bit, l.geo.digit_bits);
   const program_key pk{int(r.key.bytes), int(l.carried), l.geo.wide, l.geo.chunked ? int(l.geo.per_item) : 1};
@@ -452,8 +460,8 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
   const codec_args codec = codec_for(r.key, r.opts.direction, r.opts.floats);
   const char* count_name = g.chunked ? "rx_cs_count" : g.local_sort ? "rx_ls_count" : "rx_histogram";
   const char* reorder_name = g.chunked ? "rx_cs_reorder" : g.local_sort ? "rx_ls_reorder" : "rx_reorder";
-  kernel hk(prog, count_name), ss(prog, "rx_scan_sums"), st(prog, "rx_scan_top"), sp(prog, "rx_scan_parts"),
-      rk(prog, reorder_name);
+  kernel hk(prog, count_name), ss(prog, g.chunked ? "rx_cs_block_sums" : "rx_scan_sums"),
+      sp(prog, g.chunked ? "rx_cs_block_starts" : "rx_scan_parts"), rk(prog, reorder_name);
   const std::size_t pos = g.wide ? 8 : 4;
   const std::size_t items = g.chunked ? f.pol.cs_items : g.local_sort ? f.pol.ls_items : f.pol.items;
   const std::size_t groups_global =
@@ -481,7 +489,10 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
       hk.arg(8, cl_uint(ps.shift));
       hk.arg(9, cl_uint(ps.bits));
       set_buf(hk, 10, 12, H.at(), pos);
-      run.run(hk, phase::histogram, 1, &groups_global, &items, count_name);
+      // At most cs_count_groups groups a compute unit, each counting several chunks.
+      const std::size_t count_global =
+          std::min<std::size_t>(g.items, std::size_t(f.info.compute_units) * std::max(1u, f.pol.cs_count_groups)) * items;
+      run.run(hk, phase::histogram, 1, &count_global, &items, count_name);
     } else if (g.local_sort) {
       set_buf(hk, 0, 12, src_k, kb);
       hk.arg(1, cl_ulong(n));
@@ -505,21 +516,36 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
       run.run(hk, phase::histogram, 1, &groups_global, &items, "rx_histogram");
     }
 
-    set_buf(ss, 0, 5, H.at(), pos);
-    ss.arg(1, cl_ulong(hist_len));
-    ss.arg(2, cl_ulong(part));
-    set_buf(ss, 3, 6, sums.at(), pos);
-    ss.local(4, scan_wg * pos);
-    run.run(ss, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_sums");
-    set_buf(st, 0, 2, sums.at(), pos);
-    st.arg(1, cl_uint(l.parts));
-    run.run(st, phase::scan, 1, &one, &one, "rx_scan_top");
-    set_buf(sp, 0, 5, H.at(), pos);
-    sp.arg(1, cl_ulong(hist_len));
-    sp.arg(2, cl_ulong(part));
-    set_buf(sp, 3, 6, sums.at(), pos);
-    sp.local(4, scan_wg * pos);
-    run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
+    if (g.chunked) {
+      // The count matrix is chunk-major (a chunk's 2^r counts in a row).
+      const std::size_t blocks_global = std::size_t(l.blocks) * items;
+      set_buf(ss, 0, 5, H.at(), pos);
+      ss.arg(1, cl_ulong(g.items));
+      ss.arg(2, cl_ulong(l.block_rows));
+      ss.arg(3, cl_uint(ps.bits));
+      set_buf(ss, 4, 6, sums.at(), pos);
+      run.run(ss, phase::scan, 1, &blocks_global, &items, "rx_cs_block_sums");
+      set_buf(sp, 0, 6, H.at(), pos);
+      sp.arg(1, cl_ulong(g.items));
+      sp.arg(2, cl_ulong(l.block_rows));
+      sp.arg(3, cl_uint(ps.bits));
+      set_buf(sp, 4, 7, sums.at(), pos);
+      sp.arg(5, cl_uint(l.blocks));
+      run.run(sp, phase::scan, 1, &blocks_global, &items, "rx_cs_block_starts");
+    } else {
+      set_buf(ss, 0, 5, H.at(), pos);
+      ss.arg(1, cl_ulong(hist_len));
+      ss.arg(2, cl_ulong(part));
+      set_buf(ss, 3, 6, sums.at(), pos);
+      ss.local(4, scan_wg * pos);
+      run.run(ss, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_sums");
+      set_buf(sp, 0, 5, H.at(), pos);
+      sp.arg(1, cl_ulong(hist_len));
+      sp.arg(2, cl_ulong(part));
+      set_buf(sp, 3, 6, sums.at(), pos);
+      sp.local(4, scan_wg * pos);
+      run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
+    }
 
     // The reorders' first four arguments (keys in / out, values in / out)
     // and their element offsets, which start at `off_at`.

@@ -194,7 +194,7 @@ TEST(OpenclPhases, HistogramScanReorderMatchTheirTwin) {
 
           const unsigned parts = unsigned(std::min<std::uint64_t>(5, len));
           const std::uint64_t part = (len + parts - 1) / parts;
-          od::kernel ss(p, "rx_scan_sums"), st(p, "rx_scan_top"), sp(p, "rx_scan_parts");
+          od::kernel ss(p, "rx_scan_sums"), sp(p, "rx_scan_parts");
           ss.arg(0, H.m);
           ss.arg(1, cl_ulong(len));
           ss.arg(2, cl_ulong(part));
@@ -203,10 +203,6 @@ TEST(OpenclPhases, HistogramScanReorderMatchTheirTwin) {
           ss.arg(5, cl_ulong(0));
           ss.arg(6, cl_ulong(0));
           launch(dev, ss, std::size_t(parts) * pol.scan_items, pol.scan_items);
-          st.arg(0, sums.m);
-          st.arg(1, cl_uint(parts));
-          st.arg(2, cl_ulong(0));
-          launch(dev, st, 1, 1);
           sp.arg(0, H.m);
           sp.arg(1, cl_ulong(len));
           sp.arg(2, cl_ulong(part));
@@ -314,14 +310,22 @@ TEST(OpenclApi, KeysPairsArgsortOnBuffersWithAndWithoutWorkspace) {
 /// A reorder path with its tuning forced: local_sort 0 (Helluy), 1 (a tile per
 /// group) or 2 (chunks of tiles per group; cs_groups=1 and small tiles make
 /// every group walk many tiles; at_local: the sub-digit starts through local
-/// memory, policy::cs_at_local).
+/// memory (1) or picked by selects (0), policy::cs_at_local; count_groups: the
+/// count kernel's groups per compute unit, fewer than cs_groups so that each
+/// counts several chunks; scan_blocks: blocks of chunks in the chunked scan,
+/// few so that each block has several rows).
 struct path_config {
   unsigned mode = 0;
   unsigned cs_groups = 0, cs_keys = 0;  // 0: the device's policy
-  bool at_local = false;
+  int at_local = -1;                    // -1: the device's policy
+  unsigned count_groups = 0;            // 0: the device's policy
+  unsigned scan_blocks = 0;             // 0: the device's policy
   std::string name() const {
     return "local_sort=" + std::to_string(mode) + (cs_groups ? ",cs_groups=" + std::to_string(cs_groups) : "") +
-           (cs_keys ? ",cs_keys=" + std::to_string(cs_keys) : "") + (at_local ? ",cs_at_local=1" : "");
+           (cs_keys ? ",cs_keys=" + std::to_string(cs_keys) : "") +
+           (at_local >= 0 ? ",cs_at_local=" + std::to_string(at_local) : "") +
+           (count_groups ? ",cs_count_groups=" + std::to_string(count_groups) : "") +
+           (scan_blocks ? ",cs_scan_blocks=" + std::to_string(scan_blocks) : "");
   }
 };
 
@@ -330,7 +334,9 @@ od::queue_facts facts_for(od::host_device& dev, const path_config& c) {
   f.pol.local_sort = c.mode;
   if (c.cs_groups) f.pol.cs_groups = c.cs_groups;
   if (c.cs_keys) f.pol.cs_keys = c.cs_keys;
-  f.pol.cs_at_local = c.at_local;
+  if (c.at_local >= 0) f.pol.cs_at_local = unsigned(c.at_local);
+  if (c.count_groups) f.pol.cs_count_groups = c.count_groups;
+  if (c.scan_blocks) f.pol.cs_scan_blocks = c.scan_blocks;
   return f;
 }
 
@@ -370,7 +376,8 @@ TEST(OpenclPaths, BothPathsMatchTheCpuEngineAcrossTileBoundaries) {
   radix::options cpu;
   cpu.use = radix::engine::cpu;
   for (const path_config ls :
-       {path_config{0}, path_config{1}, path_config{2}, path_config{2, 1, 5}, path_config{2, 1, 5, true}}) {
+       {path_config{0}, path_config{1}, path_config{2}, path_config{2, 1, 5, 0}, path_config{2, 1, 5, 1},
+        path_config{2, 8, 5, 1, 1, 3}}) {
     SCOPED_TRACE(ls.name());
     {  // keys: u32 with many equal keys, 3 passes over a 24-bit range
       const auto t = tile_of(dev, ls, od::request<std::uint32_t>(radix::operation::keys, nullptr, 1000, {}));

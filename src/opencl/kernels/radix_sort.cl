@@ -179,9 +179,10 @@ __kernel __attribute__((reqd_work_group_size(RX_ITEMS, 1, 1))) void rx_histogram
 
 // ---- scan (§2.2, §3.2.2) -----------------------------------------------------------
 // The histogram (len entries) is cut into parts of `part` entries: each group
-// sums one part (rx_scan_sums), one work-item scans the part sums
-// (rx_scan_top), each group scans its part starting from its offset
-// (rx_scan_parts). Three launches; no group ever waits for another.
+// sums one part (rx_scan_sums), then each group adds up the sums of the parts
+// before its own and scans its part from there (rx_scan_parts). Two launches;
+// no group ever waits for another. (A third launch in which one work-item
+// scanned the part sums took most of the scan's time on the H100.)
 __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_sums(
     __global const pos_t* hist, ulong len, ulong part, __global pos_t* sums, __local pos_t* tmp, ulong o_hist,
     ulong o_sums) {
@@ -200,17 +201,6 @@ __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_su
   if (i == 0) sums[g] = tmp[0];
 }
 
-__kernel void rx_scan_top(__global pos_t* sums, uint parts, ulong o_sums) {
-  if (get_global_id(0) != 0) return;
-  sums += o_sums;
-  pos_t run = 0;
-  for (uint p = 0; p < parts; ++p) {
-    const pos_t v = sums[p];
-    sums[p] = run;
-    run += v;
-  }
-}
-
 __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_parts(
     __global pos_t* hist, ulong len, ulong part, __global const pos_t* sums, __local pos_t* tmp, ulong o_hist,
     ulong o_sums) {
@@ -218,7 +208,18 @@ __kernel __attribute__((reqd_work_group_size(RX_SCAN_WG, 1, 1))) void rx_scan_pa
   sums += o_sums;
   const uint i = get_local_id(0), g = get_group_id(0);
   const ulong begin = (ulong)g * part, end = min(begin + part, len);
-  pos_t carry = sums[g];
+  // The part's offset: the sum of the parts before it (at most a few thousand
+  // loads, from L2), reduced in local memory.
+  pos_t pre = 0;
+  for (uint q = i; q < g; q += RX_SCAN_WG) pre += sums[q];
+  tmp[i] = pre;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint w = RX_SCAN_WG / 2; w > 0; w /= 2) {
+    if (i < w) tmp[i] += tmp[i + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  pos_t carry = tmp[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
   for (ulong at = begin; at < end; at += RX_SCAN_WG) {
     const ulong j = at + i;
     const pos_t v = j < end ? hist[j] : 0;
@@ -395,8 +396,10 @@ __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reo
 // Group g owns a contiguous chunk of the keys and walks it in tiles of
 // RX_CS_TILE = RX_CS_ITEMS x RX_CS_KEYS keys (Helluy's G groups with long rows,
 // so the count matrix is 2^r x G, not 2^r x tiles). Per pass: rx_cs_count
-// writes the chunk's digit counts to counts[d * groups + g], the scan kernels
-// above turn them into the chunk's start of each digit, and rx_cs_reorder sorts
+// writes the chunk's digit counts to counts[g * 2^r + d] (a chunk's row:
+// coalesced), rx_cs_block_sums and rx_cs_block_starts turn them in place into
+// the chunk's start of each digit (the scan in (digit, chunk) order, done
+// down the columns), and rx_cs_reorder sorts
 // each tile stably in local memory by two sub-digits of at most 4 bits, then
 // writes it out as digit runs (neighbouring items, neighbouring addresses),
 // advancing the chunk's running digit offsets tile by tile. No group waits for
@@ -427,6 +430,9 @@ __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reo
 
 // Four copies of the counters picked by item: fewer colliding local atomics on
 // skewed input. The count of a digit does not depend on the order of increments.
+// A group counts chunks g, g + groups, ... (the host launches at most
+// cs_count_groups per compute unit: with many small chunks, a group each
+// spent more time starting than counting).
 __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_count(
     __global const key_t* keys, ulong n, ulong chunk, RX_CODEC_ARGS, uint shift, uint bits, __global pos_t* counts,
     ulong o_keys, ulong o_counts) {
@@ -434,15 +440,111 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_cou
   keys += o_keys;
   counts += o_counts;
   const codec_t c = RX_CODEC;
-  const uint i = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+  const uint i = get_local_id(0);
+  const ulong chunks = (n + chunk - 1) / chunk;
   const uint R = 1u << bits, mask = R - 1u;
-  for (uint d = i; d < 4 * R; d += RX_CS_ITEMS) h[d] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong begin = (ulong)g * chunk, end = min(begin + chunk, n);
   __local volatile uint* mine = h + (i & 3u) * R;
-  for (ulong j = begin + i; j < end; j += RX_CS_ITEMS) atomic_inc(&mine[digit_of(c, keys[j], shift, mask)]);
+  for (ulong g = get_group_id(0); g < chunks; g += get_num_groups(0)) {
+    for (uint d = i; d < 4 * R; d += RX_CS_ITEMS) h[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong begin = g * chunk, end = min(begin + chunk, n);
+    ulong j = begin + i;
+    // Four loads in flight an item, then their four counts: one load's
+    // latency a key otherwise bounds the kernel (H100: 0.15 -> 0.11 ms a
+    // pass at 2^26 keys).
+    for (; j + 3 * RX_CS_ITEMS < end; j += 4 * RX_CS_ITEMS) {
+      key_t kb[4];
+#pragma unroll
+      for (uint q = 0; q < 4u; ++q) kb[q] = keys[j + q * RX_CS_ITEMS];
+#pragma unroll
+      for (uint q = 0; q < 4u; ++q) atomic_inc(&mine[digit_of(c, kb[q], shift, mask)]);
+    }
+    for (; j < end; j += RX_CS_ITEMS) atomic_inc(&mine[digit_of(c, keys[j], shift, mask)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = i; d < R; d += RX_CS_ITEMS) counts[g * R + d] = h[d] + h[R + d] + h[2 * R + d] + h[3 * R + d];
+    // The next chunk's clearing waits for these reads.
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// The scan of the count matrix in (digit, chunk) order, on its chunk-major
+// layout: the chunks are cut into blocks of `rows`; rx_cs_block_sums adds up
+// each block's column d (item d) into bsums[p * 2^r + d]; rx_cs_block_starts
+// (group p) finds each digit's total and the blocks before p from bsums, then
+// walks its block's rows replacing each count by its start. Two launches, all
+// reads and writes along rows; no group waits for another. Eight rows at a
+// time, so that an item's loads are in flight together.
+#define RX_CS_ROW_BATCH 8
+__kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_block_sums(
+    __global const pos_t* counts, ulong chunks, ulong rows, uint bits, __global pos_t* bsums, ulong o_counts,
+    ulong o_bsums) {
+  counts += o_counts;
+  bsums += o_bsums;
+  const uint i = get_local_id(0), p = get_group_id(0), R = 1u << bits;
+  const ulong begin = (ulong)p * rows, end = min(begin + rows, chunks);
+  for (uint d = i; d < R; d += RX_CS_ITEMS) {
+    pos_t s = 0;
+    ulong g = begin;
+    for (; g + RX_CS_ROW_BATCH <= end; g += RX_CS_ROW_BATCH) {
+      pos_t v[RX_CS_ROW_BATCH];
+#pragma unroll
+      for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) v[q] = counts[(g + q) * R + d];
+#pragma unroll
+      for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) s += v[q];
+    }
+    for (; g < end; ++g) s += counts[g * R + d];
+    bsums[(ulong)p * R + d] = s;
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_block_starts(
+    __global pos_t* counts, ulong chunks, ulong rows, uint bits, __global const pos_t* bsums, uint blocks,
+    ulong o_counts, ulong o_bsums) {
+  __local pos_t base[256], before[256];
+  counts += o_counts;
+  bsums += o_bsums;
+  const uint i = get_local_id(0), p = get_group_id(0), R = 1u << bits;
+  // Each digit's total over all chunks, and its count in the blocks before p.
+  for (uint d = i; d < R; d += RX_CS_ITEMS) {
+    pos_t total = 0, pre = 0;
+    for (uint q = 0; q < blocks; ++q) {
+      const pos_t v = bsums[(ulong)q * R + d];
+      total += v;
+      pre += q < p ? v : 0;
+    }
+    base[d] = total;
+    before[d] = pre;
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = i; d < R; d += RX_CS_ITEMS) counts[(ulong)d * groups + g] = h[d] + h[R + d] + h[2 * R + d] + h[3 * R + d];
+  if (i == 0) {  // the digits' exclusive scan: at most 256 adds
+    pos_t run = 0;
+    for (uint d = 0; d < R; ++d) {
+      const pos_t t = base[d];
+      base[d] = run;
+      run += t;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong begin = (ulong)p * rows, end = min(begin + rows, chunks);
+  for (uint d = i; d < R; d += RX_CS_ITEMS) {
+    pos_t at = base[d] + before[d];
+    ulong g = begin;
+    for (; g + RX_CS_ROW_BATCH <= end; g += RX_CS_ROW_BATCH) {
+      pos_t v[RX_CS_ROW_BATCH];
+#pragma unroll
+      for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) v[q] = counts[(g + q) * R + d];
+#pragma unroll
+      for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) {
+        counts[(g + q) * R + d] = at;
+        at += v[q];
+      }
+    }
+    for (; g < end; ++g) {
+      const pos_t v = counts[g * R + d];
+      counts[g * R + d] = at;
+      at += v;
+    }
+  }
 }
 
 // Lane d (0..15) of 16 16-bit lanes packed in a uint8 (lanes 2j, 2j+1 in .sj).
@@ -507,7 +609,7 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reo
   const uint R = 1u << bits, mask = R - 1u;
   const uint b1 = min(bits, 4u), b2 = bits - b1, subs = b2 ? 2u : 1u;
   for (uint d = i; d < R; d += RX_CS_ITEMS) {
-    run[d] = starts[(ulong)d * groups + g];
+    run[d] = starts[(ulong)g * R + d];
     first[d] = 0;
     past[d] = 0;
   }
