@@ -195,10 +195,11 @@ policy policy_for(const device_info& d) {
     // the sweep). The geometry shrinks the tile (then the digit) where local
     // memory is short; local_sort=0 in RADIX_OPENCL_POLICY restores Helluy's.
     // local_sort=2 (the default since the second run of 2026-11-22): each
-    // group walks a contiguous chunk of 256 x 8-key tiles, 32 groups per
-    // compute unit, so the count matrix is 2^r x G and the tile's ranking
-    // runs in registers (cl_sort.cpp). H100, 2^26 u32: 4.2-4.4 ms of device
-    // time against 5.5 ms for local_sort=1 (bench/results/opencl-h100-2026-11-22-c.md, -d.md).
+    // group walks a contiguous chunk of 256 x 8-key tiles, so the count matrix
+    // is 2^r x G and the tile's ranking runs in registers (cl_sort.cpp); the
+    // chunk counts (cs_groups, 128 a unit) and the rest of its tuning are the
+    // policy struct's defaults. H100, 2^26 u32: 3.34 ms of device time, 0.44x
+    // CUB (bench/results/opencl-h100-2026-11-23-b.md; 4.2-4.4 ms before).
     p.scan_parts = 1024;
     p.local_sort = 2;
     p.ls_items = 32;
