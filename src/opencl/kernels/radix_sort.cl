@@ -430,9 +430,8 @@ __kernel __attribute__((reqd_work_group_size(RX_LS_ITEMS, 1, 1))) void rx_ls_reo
 
 // Four copies of the counters picked by item: fewer colliding local atomics on
 // skewed input. The count of a digit does not depend on the order of increments.
-// A group counts chunks g, g + groups, ... (the host launches at most
-// cs_count_groups per compute unit: with many small chunks, a group each
-// spent more time starting than counting).
+// A group counts chunks g, g + groups, ...: the host launches at most
+// cs_count_groups groups per compute unit, however many chunks there are.
 __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_count(
     __global const key_t* keys, ulong n, ulong chunk, RX_CODEC_ARGS, uint shift, uint bits, __global pos_t* counts,
     ulong o_keys, ulong o_counts) {
@@ -605,7 +604,7 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_reo
   RX_IO_OFFSETS;
   starts += o_starts;
   const codec_t c = RX_CODEC;
-  const uint i = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+  const uint i = get_local_id(0), g = get_group_id(0);
   const uint R = 1u << bits, mask = R - 1u;
   const uint b1 = min(bits, 4u), b2 = bits - b1, subs = b2 ? 2u : 1u;
   for (uint d = i; d < R; d += RX_CS_ITEMS) {
