@@ -23,6 +23,9 @@
 //    and is the faster way (no buffer creation per call).
 //  - Without: the call creates its scratch buffers and releases them once
 //    the queued work no longer needs them (OpenCL keeps them alive until then).
+//    (H100, 2^26 u32 keys: 3.97 ms a call against 3.39 with a workspace.)
+//  - radix::opencl::sorter (below) keeps a workspace for you: it grows to the
+//    largest sort seen, and later calls create no buffers.
 //
 // Semantics are the library's (design.md): stable; floats (radix::float16,
 // radix::bfloat16, float, double) by value with -0.0 == +0.0 and NaNs last
@@ -167,5 +170,52 @@ template <sortable_key K, class I>
 void argsort(cl_mem keys, cl_mem indices, std::uint64_t n, cl_command_queue queue, const options& o = {}) {
   sort(detail::argsort_request<K, I>(keys, indices, n, o), queue);
 }
+
+/// A reusable sorter on one in-order queue (ips4o's front door, Orochi's
+/// object that owns its buffers): it keeps a workspace buffer in the queue's
+/// context between calls, grown to the largest sort seen (the old one is
+/// released, and OpenCL keeps it until the work queued on it is done), so a
+/// call creates no buffers once the workspace is large enough. A sort whose
+/// workspace would exceed one buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) runs with
+/// scratch buffers of its own instead. The queue is retained for the sorter's
+/// life. Not for concurrent use from several threads.
+class sorter {
+ public:
+  explicit sorter(cl_command_queue queue);
+  ~sorter();
+  sorter(const sorter&) = delete;
+  sorter& operator=(const sorter&) = delete;
+  sorter(sorter&& o) noexcept;
+  sorter& operator=(sorter&& o) noexcept;
+
+  /// The sort of `req` (as radix::opencl::sort), in the kept workspace.
+  void sort(const sort_request& req);
+  /// Grows the workspace to what `req` needs now (e.g. before timing).
+  void reserve(const sort_request& req);
+  /// Bytes of workspace held.
+  std::size_t scratch_bytes() const { return bytes_; }
+
+  template <sortable_key K>
+  void sort_keys(cl_mem keys, std::uint64_t n, const options& o = {}) {
+    sort(detail::request<K>(operation::keys, keys, n, o));
+  }
+  template <sortable_key K, class V>
+    requires std::is_trivially_copyable_v<V>
+  void sort_pairs(cl_mem keys, cl_mem values, std::uint64_t n, const options& o = {}) {
+    sort(detail::pairs_request<K, V>(keys, values, n, o));
+  }
+  template <sortable_key K, class I>
+    requires radix::detail::index_type<I>
+  void argsort(cl_mem keys, cl_mem indices, std::uint64_t n, const options& o = {}) {
+    sort(detail::argsort_request<K, I>(keys, indices, n, o));
+  }
+
+ private:
+  /// False when the workspace would exceed one buffer (the sort then makes its own).
+  bool fit(const sort_request& req);
+  cl_command_queue queue_ = nullptr;
+  cl_mem ws_ = nullptr;
+  std::size_t bytes_ = 0;
+};
 
 }  // namespace radix::opencl

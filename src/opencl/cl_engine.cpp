@@ -50,6 +50,57 @@ void sort(const sort_request& req, cl_command_queue queue, phase_times* profile)
   detail::sort_impl(req, queue, nullptr, 0, profile);
 }
 
+sorter::sorter(cl_command_queue queue) : queue_(queue) {
+  if (!queue) throw invalid_argument("radix: opencl::sorter needs a command queue");
+  detail::check(clRetainCommandQueue(queue), "clRetainCommandQueue");
+}
+
+sorter::~sorter() {
+  if (ws_) clReleaseMemObject(ws_);
+  if (queue_) clReleaseCommandQueue(queue_);
+}
+
+sorter::sorter(sorter&& o) noexcept
+    : queue_(std::exchange(o.queue_, nullptr)), ws_(std::exchange(o.ws_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+
+sorter& sorter::operator=(sorter&& o) noexcept {
+  if (this != &o) {
+    if (ws_) clReleaseMemObject(ws_);
+    if (queue_) clReleaseCommandQueue(queue_);
+    queue_ = std::exchange(o.queue_, nullptr);
+    ws_ = std::exchange(o.ws_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+
+bool sorter::fit(const sort_request& req) {
+  if (!queue_) throw invalid_argument("radix: opencl::sorter was moved from");
+  const detail::queue_facts f = detail::facts_of(queue_);
+  const std::size_t need = detail::workspace_impl(f, req);
+  if (need <= bytes_) return true;
+  if (need > f.info.max_alloc) return false;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(f.context, CL_MEM_READ_WRITE, std::max<std::size_t>(need, 1), nullptr, &err);
+  if (err == CL_INVALID_BUFFER_SIZE || err == CL_OUT_OF_RESOURCES) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+  detail::check(err, "clCreateBuffer(sorter workspace)");
+  if (ws_) clReleaseMemObject(ws_);  // freed once the work queued on it is done
+  ws_ = m;
+  bytes_ = need;
+  return true;
+}
+
+void sorter::reserve(const sort_request& req) {
+  radix::detail::validate_request(req, false);
+  fit(req);
+}
+
+void sorter::sort(const sort_request& req) {
+  radix::detail::validate_request(req, true);
+  if (fit(req)) detail::sort_impl(req, queue_, ws_, bytes_, nullptr);
+  else detail::sort_impl(req, queue_, nullptr, 0, nullptr);
+}
+
 namespace {
 
 /// A device buffer that releases itself.

@@ -525,6 +525,79 @@ TEST(OpenclPaths, ChunkedGeometryFitsLocalMemory) {
   }
 }
 
+/// radix::opencl::sorter: results like the free functions (poisoned buffers
+/// checked element by element against the CPU engine), a workspace that only
+/// grows, sorts after reserve() that create no buffer, and errors.
+TEST(OpenclApi, SorterKeepsItsWorkspace) {
+  SKIP_WITHOUT_DEVICE();
+  cl_command_queue q = ocl::host_queue();
+  const std::uint64_t seed = rt::case_seed("opencl-sorter");
+  SCOPED_TRACE("seed " + rt::hex(seed));
+  rt::rng r(seed);
+  radix::options cpu;
+  cpu.use = radix::engine::cpu;
+  ocl::sorter s(q);
+  EXPECT_EQ(s.scratch_bytes(), 0u);
+  std::size_t held = 0;
+  for (std::size_t n : {std::size_t(1000), std::size_t(50001), std::size_t(3), std::size_t(20000)}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::vector<float> k(n);
+    for (auto& x : k) x = float(int(r() % 3001) - 1500) * 0.25f;
+    std::vector<std::uint32_t> v(n);
+    std::iota(v.begin(), v.end(), 0u);
+    {  // keys, descending floats
+      radix::options o;
+      o.direction = radix::order::descending;
+      auto want = k;
+      radix::options oc = o;
+      oc.use = radix::engine::cpu;
+      radix::sort(std::span<float>(want), oc);
+      buf K(dev, k);
+      s.sort_keys<float>(K.m, n, o);
+      const auto got = K.read<float>(dev, n);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i])) << i;
+    }
+    {  // pairs and argsort
+      auto wk = k;
+      auto wv = v;
+      radix::sort_pairs(std::span<float>(wk), std::span<std::uint32_t>(wv), cpu);
+      buf K(dev, k), V(dev, v);
+      s.sort_pairs<float, std::uint32_t>(K.m, V.m, n);
+      EXPECT_EQ(V.read<std::uint32_t>(dev, n), wv);
+      std::vector<std::uint64_t> junk(n);
+      rt::poison(junk.data(), junk.size() * sizeof(std::uint64_t));
+      buf K2(dev, k), I(dev, junk);
+      s.argsort<float, std::uint64_t>(K2.m, I.m, n);
+      const auto idx = I.read<std::uint64_t>(dev, n);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(idx[i], wv[i]) << i;
+    }
+    EXPECT_GE(s.scratch_bytes(), held);  // never shrinks
+    held = s.scratch_bytes();
+  }
+  // After reserve() for the largest request, smaller sorts keep the same buffer.
+  s.reserve(od::pairs_request<float, std::uint32_t>(nullptr, nullptr, 100000, {}));
+  const std::size_t big = s.scratch_bytes();
+  EXPECT_GE(big, (ocl::sort_pairs_workspace_bytes<float, std::uint32_t>(q, 100000)));
+  {
+    std::vector<std::uint32_t> keys(777);
+    for (auto& x : keys) x = std::uint32_t(r());
+    auto want = keys;
+    std::sort(want.begin(), want.end());
+    buf K(dev, keys);
+    s.sort_keys<std::uint32_t>(K.m, keys.size());
+    EXPECT_EQ(K.read<std::uint32_t>(dev, keys.size()), want);
+    EXPECT_EQ(s.scratch_bytes(), big);
+  }
+  // Errors: as the free functions; a moved-from sorter refuses to sort.
+  buf K(dev, std::vector<std::uint32_t>(10, 1));
+  EXPECT_THROW(s.sort_keys<std::uint64_t>(K.m, std::uint64_t(1) << 44), radix::out_of_memory);
+  EXPECT_THROW(s.sort_keys<std::uint32_t>(nullptr, 10), radix::invalid_argument);
+  ocl::sorter t(std::move(s));
+  EXPECT_EQ(t.scratch_bytes(), big);
+  EXPECT_THROW(s.sort_keys<std::uint32_t>(K.m, 10), radix::invalid_argument);  // NOLINT(bugprone-use-after-move)
+  EXPECT_THROW((void)ocl::sorter(nullptr), radix::invalid_argument);
+}
+
 TEST(OpenclApi, Errors) {
   SKIP_WITHOUT_DEVICE();
   cl_command_queue q = ocl::host_queue();
