@@ -474,6 +474,11 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_cou
 // reads and writes along rows; no group waits for another. Eight rows at a
 // time, so that an item's loads are in flight together.
 #define RX_CS_ROW_BATCH 8
+// Column d of rows g .. g + RX_CS_ROW_BATCH - 1, all loads issued together.
+inline void cs_load_rows(__global const pos_t* counts, ulong g, uint R, uint d, pos_t* v) {
+#pragma unroll
+  for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) v[q] = counts[(g + q) * R + d];
+}
 __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_block_sums(
     __global const pos_t* counts, ulong chunks, ulong rows, uint bits, __global pos_t* bsums, ulong o_counts,
     ulong o_bsums) {
@@ -486,8 +491,7 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_blo
     ulong g = begin;
     for (; g + RX_CS_ROW_BATCH <= end; g += RX_CS_ROW_BATCH) {
       pos_t v[RX_CS_ROW_BATCH];
-#pragma unroll
-      for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) v[q] = counts[(g + q) * R + d];
+      cs_load_rows(counts, g, R, d, v);
 #pragma unroll
       for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) s += v[q];
     }
@@ -530,8 +534,7 @@ __kernel __attribute__((reqd_work_group_size(RX_CS_ITEMS, 1, 1))) void rx_cs_blo
     ulong g = begin;
     for (; g + RX_CS_ROW_BATCH <= end; g += RX_CS_ROW_BATCH) {
       pos_t v[RX_CS_ROW_BATCH];
-#pragma unroll
-      for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) v[q] = counts[(g + q) * R + d];
+      cs_load_rows(counts, g, R, d, v);
 #pragma unroll
       for (uint q = 0; q < RX_CS_ROW_BATCH; ++q) {
         counts[(g + q) * R + d] = at;
