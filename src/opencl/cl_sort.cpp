@@ -518,18 +518,18 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
 
     if (g.chunked) {
       // The count matrix is chunk-major (a chunk's 2^r counts in a row).
+      // Both kernels: (counts, chunks, rows, bits, bsums, ..., element offsets from off_at).
       const std::size_t blocks_global = std::size_t(l.blocks) * items;
-      set_buf(ss, 0, 5, H.at(), pos);
-      ss.arg(1, cl_ulong(g.items));
-      ss.arg(2, cl_ulong(l.block_rows));
-      ss.arg(3, cl_uint(ps.bits));
-      set_buf(ss, 4, 6, sums.at(), pos);
+      auto set_blocks = [&](kernel& k, cl_uint off_at) {
+        set_buf(k, 0, off_at, H.at(), pos);
+        k.arg(1, cl_ulong(g.items));
+        k.arg(2, cl_ulong(l.block_rows));
+        k.arg(3, cl_uint(ps.bits));
+        set_buf(k, 4, off_at + 1, sums.at(), pos);
+      };
+      set_blocks(ss, 5);
       run.run(ss, phase::scan, 1, &blocks_global, &items, "rx_cs_block_sums");
-      set_buf(sp, 0, 6, H.at(), pos);
-      sp.arg(1, cl_ulong(g.items));
-      sp.arg(2, cl_ulong(l.block_rows));
-      sp.arg(3, cl_uint(ps.bits));
-      set_buf(sp, 4, 7, sums.at(), pos);
+      set_blocks(sp, 6);
       sp.arg(5, cl_uint(l.blocks));
       run.run(sp, phase::scan, 1, &blocks_global, &items, "rx_cs_block_starts");
     } else {
