@@ -140,10 +140,14 @@ fi
 if has benchsets; then
   # The benchmark's rows for several argument sets BS_CASES (separated by ';'), e.g.
   # the buffer layouts: BS_CASES="--layout shared --log2 28;--layout doc --log2 28".
+  # Leading NAME=VALUE words of a set are its environment (RADIX_CUDA_NARROW=0 ...).
   IFS=';' read -ra BS <<< "${BS_CASES:---log2 28}"
   for c in "${BS[@]}"; do
-    note "-- radix_cuda_bench --reps ${BS_REPS:-20} $c"
-    "$BENCH" --reps ${BS_REPS:-20} $c 2>> "$OUT/bench.log" | grep "^| [a-z0-9]" | grep -v "^| case" | tee -a "$SUMMARY"
+    read -ra W <<< "$c"
+    envs=()
+    while [ ${#W[@]} -gt 0 ] && [[ "${W[0]}" == *=* ]]; do envs+=("${W[0]}"); W=("${W[@]:1}"); done
+    note "-- ${envs[*]} radix_cuda_bench --reps ${BS_REPS:-20} ${W[*]}"
+    env "${envs[@]}" "$BENCH" --reps ${BS_REPS:-20} "${W[@]}" 2>> "$OUT/bench.log" | grep "^| [a-z0-9]" | grep -v "^| case" | tee -a "$SUMMARY"
   done
 fi
 if has kerneltimes; then

@@ -48,6 +48,9 @@ onesweep_tuning& tuning_override() {
     onesweep_tuning d;
     const char* alt = std::getenv("RADIX_CUDA_ALT_POLICY");
     d.alt_policy = alt && alt[0] >= '1' && alt[0] <= '3' ? alt[0] - '0' : 0;
+    // RADIX_CUDA_NARROW=0: no half-width keys between passes (for A/B measurements)
+    const char* narrow = std::getenv("RADIX_CUDA_NARROW");
+    d.narrow = !(narrow && narrow[0] == '0');
     return d;
   }();
   return t;

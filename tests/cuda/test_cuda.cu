@@ -420,6 +420,8 @@ static void forced_ring_cases(bool small) {
 }
 TEST_CASE(forced_onesweep_tiny_ring, false) { forced_ring_cases(false); }
 
+static void narrow_cases(bool small);
+
 TEST_CASE(small_every_kernel, true) {
   // single-tile kernel, keys / pairs / argsort / gather path
   check_keys(make_keys<std::uint32_t>(5000, dist::random, 1), {}, "small u32");
@@ -430,6 +432,7 @@ TEST_CASE(small_every_kernel, true) {
   forced_ring_cases(true);
   check_keys(make_keys<std::uint8_t>(50000, dist::random, 5), {}, "u8 one pass + copy home");
   check_keys(make_keys<std::uint16_t>(50000, dist::random, 6), {}, "u16 multi-block");
+  narrow_cases(true);  // the scatter kernel's half-width loads and stores
 }
 
 /// The histogram kernel notes whether any float key is a NaN or -0; without
@@ -453,6 +456,91 @@ TEST_CASE(floats_canon_detected, false) {
       check_pairs<float, 4>(k, desc, w + " desc");
     }
 }
+
+/// Narrow passes (control::narrow): where every 32-bit key's high half is the
+/// same, the passes between the first and the last keep half-width keys (keys
+/// only). Each case below either narrows (2 and 4 passes; short and long
+/// tiles; a source not 16-byte aligned) or must not (a pass that runs reaches
+/// the high half; a bit range below the top; -0 among floats, which the
+/// canonicalisation merges with +0; pairs, argsort and 64-bit keys, which never
+/// narrow), and every one must equal the CPU engine. Run with narrowing on
+/// and off (tuning.narrow).
+static void narrow_cases(bool small) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  std::vector<std::size_t> sizes = small ? std::vector<std::size_t>{40000}
+                                         : std::vector<std::size_t>{40000, 300007, 2500001};
+  for (int on = 1; on >= 0; --on) {
+    t.narrow = on != 0;
+    t.force_onesweep = small;
+    const std::string w = on ? " (narrow on)" : " (narrow off)";
+    for (std::size_t n : sizes) {
+      const auto k32 = make_keys<std::uint32_t>(n, dist::low16, n);
+      const auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 1);
+      std::vector<std::uint64_t> k64lo(n), k64hi(n);
+      std::vector<std::uint32_t> k32hi(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        k64lo[i] = (k64[i] & 0xFFFFFFFFull) | 0xABCD123400000000ull;  // 4 passes (64-bit keys do not narrow)
+        k64hi[i] = k64[i] & 0x0000FFFFFFFFFFFFull;                      // pass 4 runs: no narrowing
+        k32hi[i] = std::uint32_t(k64[i]) & 0x00FFFFFFu;                 // pass 2 runs: no narrowing
+      }
+      auto k32c = k32;  // high half 0x7E00 in every key
+      for (auto& k : k32c) k |= 0x7E000000u;
+      check_keys(k32c, {}, "u32 low16 " + w);
+      options desc;
+      desc.direction = order::descending;
+      check_keys(k32, desc, "u32 low16 desc" + w);
+      check_pairs<std::uint32_t, 4>(k32c, {}, "u32/u32 low16" + w);
+      check_pairs<std::uint32_t, 8>(k32, desc, "u32/u64 low16 desc" + w);
+      check_argsort<std::uint32_t, std::uint32_t>(k32c, {}, "argsort u32 low16" + w);
+      check_keys(k64lo, {}, "u64 low32" + w);
+      check_pairs<std::uint64_t, 4>(k64lo, desc, "u64/u32 low32 desc" + w);
+      check_argsort<std::uint64_t, std::uint64_t>(k64lo, {}, "argsort u64 low32" + w);
+      check_keys(k64hi, {}, "u64 low48" + w);
+      check_keys(k32hi, {}, "u32 low24" + w);
+      options d4;
+      d4.digit_bits = 4;  // four 4-bit passes run, two of them narrow to narrow
+      check_keys(k32c, d4, "u32 low16 digit_bits 4" + w);
+      check_pairs<std::uint32_t, 4>(k32, d4, "u32/u32 low16 digit_bits 4" + w);
+      options d6;
+      d6.digit_bits = 6;  // the pass of bits 12-17 runs and reaches the high half
+      check_keys(k32, d6, "u32 low16 digit_bits 6" + w);
+      options range;
+      range.end_bit = 24;  // bits 24-31 are not sorted on, and differ
+      auto k32r = k32;
+      for (std::size_t i = 0; i < n; ++i) k32r[i] |= std::uint32_t(k64[i] >> 56) << 24;
+      check_keys(k32r, range, "u32 low16 end_bit 24, random top byte" + w);
+      // floats: positive denormals share the high half 0; one -0 among them is
+      // merged with +0 by the canonicalisation, and must keep its sign bit
+      std::vector<float> f(n);
+      std::memcpy(f.data(), k32.data(), n * 4);
+      check_keys(f, {}, "f32 low16" + w);
+      f[n / 3] = -0.0f;
+      check_keys(f, {}, "f32 low16 and one -0" + w);
+      options total;
+      total.floats = float_order::total;
+      check_keys(f, total, "f32 low16 and one -0, total order" + w);
+      // a source that is not 16-byte aligned: with 4-bit digits, the third
+      // pass reads narrow keys from the caller's buffer (one element in)
+      {
+        dvec<std::uint32_t> d(n + 1);
+        CU(cudaMemcpy(d.p + 1, k32.data(), n * 4, cudaMemcpyHostToDevice));
+        const std::size_t wsb = radix::cuda::sort_keys_workspace_bytes<std::uint32_t>(n, d4);
+        dvec<unsigned char> ws(wsb);
+        radix::cuda::sort_keys(d.p + 1, n, ws.p, wsb, 0, d4);
+        CU(cudaDeviceSynchronize());
+        auto got = d.down();
+        got.erase(got.begin());
+        auto ref = k32;
+        std::stable_sort(ref.begin(), ref.end());
+        CHECK_MSG(got == ref, "u32 low16 digit_bits 4, unaligned%s n=%zu", w.c_str(), n);
+      }
+    }
+    if (small) break;
+  }
+  t = saved;
+}
+TEST_CASE(narrow_passes, false) { narrow_cases(false); }
 
 TEST_CASE(keys_multi_tile, true) {
   check_keys(make_keys<std::uint32_t>(70000, dist::random, 1), {}, "u32 70000");

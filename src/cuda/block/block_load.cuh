@@ -36,6 +36,40 @@ struct warp_load {
     scalar(src, valid, out, fill, lane);
   }
 
+  /// striped() for a source of half-width elements N that become high | N:
+  /// the N are copied to the front of warp_smem (16-byte asynchronous copies
+  /// where they can be), widened there in place, and read like striped()'s.
+  /// Lanes past `valid` get `fill`.
+  template <class N>
+  __device__ __forceinline__ static void striped_widen(const N* src, int valid, T (&out)[Items], T* warp_smem,
+                                                       T high, T fill) {
+    static_assert(sizeof(N) * 2 == sizeof(T));
+    const unsigned lane = lane_id();
+    N* narrow = reinterpret_cast<N*>(warp_smem);
+    if (valid >= elems && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0 && warp_load<N, Items>::vectorizable) {
+      warp_load<N, Items>::copy_async(src, narrow, lane);
+      asm volatile("cp.async.wait_all;\n" ::: "memory");
+    } else {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int idx = i * 32 + int(lane);
+        narrow[idx] = idx < valid ? ld_nc(src + idx) : N(0);
+      }
+    }
+    // in place: every lane reads all its halves before any lane writes
+    __syncwarp();
+    N low[Items];
+#pragma unroll
+    for (int i = 0; i < Items; ++i) low[i] = narrow[i * 32 + lane];
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int idx = i * 32 + int(lane);
+      warp_smem[idx] = idx < valid ? T(high | T(low[i])) : fill;
+    }
+    read_striped(out, warp_smem, lane);
+  }
+
   /// The same order straight from global memory: one 4- or 8-byte load per
   /// item, each a coalesced warp-wide access (CUB's way). No shared memory
   /// traffic, where the copies above cost a write and a read of every key
@@ -51,6 +85,8 @@ struct warp_load {
   }
 
  private:
+  template <class, int>
+  friend struct warp_load;
   /// The fallback of both: one bounds-checked scalar load per item.
   __device__ __forceinline__ static void scalar(const T* src, int valid, T (&out)[Items], T fill, unsigned lane) {
 #pragma unroll

@@ -25,6 +25,7 @@ struct histogram_params {
   pass_list passes{};
   control* ctl = nullptr;
   bool byte_digits = false;  ///< the usual plan: pass ps counts byte ps into bins [256 ps, 256 ps + 256)
+  bool narrow_ok = false;    ///< the host allows half-width keys between passes (32-bit keys only, end_bit at the top)
 };
 
 /// Copies: copies of the shared counters; Pipeline: the next chunk's loads
@@ -329,7 +330,28 @@ struct histogram_agent {
       int k = 0;
       for (int ps = 0; ps < p.passes.count; ++ps) ctl->pass_eff[ps] = (unsorted && !s.trivial[ps]) ? k++ : -1;
       ctl->eff_passes = k;
+      ctl->narrow = narrow(k);
+      if (ctl->narrow) ctl->narrow_high = static_cast<unsigned long long>(p.keys[0] & high_half);
     }
+  }
+
+  static constexpr int half_bits = int(sizeof(U)) * 4;
+  static constexpr U high_half = U(~U(0) << half_bits);
+
+  /// Whether the passes between the first and the last that run can keep
+  /// half-width keys (narrow_key_t): every pass that runs lies in the low
+  /// half, so each digit of the high half is the same for all keys (its
+  /// pass is skipped as trivial, and end_bit at the top puts all of the high
+  /// half in range). That holds for the original keys, not just their ordered
+  /// bits, unless the float canonicalisation merged keys (-0 with +0, NaNs):
+  /// every other form of the transform is an XOR with a mask that the high
+  /// half fixes. The high half is then key 0's.
+  __device__ bool narrow(int k) const {
+    if (!p.narrow_ok || k < 2) return false;
+    if (p.codec.canon && __ldcg(&p.ctl->canon_used)) return false;
+    for (int ps = 0; ps < p.passes.count; ++ps)
+      if (!s.trivial[ps] && p.passes.shift[ps] + p.passes.bits[ps] > half_bits) return false;
+    return true;
   }
 };
 

@@ -21,6 +21,11 @@
 //
 // The pass is skipped (the block returns at once) when the histogram kernel
 // planned it away: sorted input, or a digit that is the same for every key.
+// Narrow keys (control::narrow, planned by the histogram kernel): when every
+// key has the same high half, the passes between the first and the last that
+// run store only the low halves (narrow_key_t) and the next pass puts the
+// high half back as it loads them, so such a pass moves 6 bytes a 32-bit key
+// instead of 8 (u32 keys with 16 random bits: two passes, 4+2 and 2+4 bytes).
 //
 // EarlyCounts = true (CUB's "early counts"): the tile's digits are counted
 // with shared atomics and published and scanned before the ranking, which
@@ -66,12 +71,24 @@ struct scatter_agent {
   static constexpr int warp_tile = 32 * Items;
   using rank_t = block_rank<Threads, Items>;
   using load_t = warp_load<U, Items>;
+  /// Narrow passes: keys only (pairs keep their kernels: their registers are
+  /// tight, and keys of a small range with values are the rarer case).
+  static constexpr bool can_narrow = !std::is_void_v<narrow_key_t<U>> && std::is_same_v<V, no_value>;
+  using N = std::conditional_t<can_narrow, narrow_key_t<U>, U>;  ///< half-width keys (narrow passes)
 
+  struct narrow_state {
+    bool src, dst;  ///< this pass reads / writes half-width keys
+    U high;         ///< the high half every key shares
+  };
+  struct no_narrow_state {};
   struct storage {
     typename rank_t::storage rank;
     long long shift[radix_size];  ///< global position - tile position, per digit
     int shift32[radix_size];      ///< the same when n < 2^31 (one bank access instead of two)
     unsigned seq[2];  ///< this tile's and the next tile's ticket (by iteration parity)
+    /// Narrow passes, in shared memory, not registers, which the ranking
+    /// needs (they spilled); nothing where keys are never narrow.
+    [[no_unique_address]] std::conditional_t<can_narrow, narrow_state, no_narrow_state> narrow;
   };
   /// Dynamic shared memory: storage, then tile keys, then tile values, then
   /// (StageDigits) each staged key's digit (one byte: the scatter reads it
@@ -97,6 +114,19 @@ struct scatter_agent {
     return reinterpret_cast<V*>(smem + (late ? keys_offset : values_offset));
   }
   __device__ __forceinline__ unsigned char* tile_digits() const { return smem + digits_offset; }
+  /// This pass reads / writes half-width keys; the high half they lack.
+  __device__ __forceinline__ bool narrow_src() const {
+    if constexpr (can_narrow) return st().narrow.src;
+    else return false;
+  }
+  __device__ __forceinline__ bool narrow_dst() const {
+    if constexpr (can_narrow) return st().narrow.dst;
+    else return false;
+  }
+  __device__ __forceinline__ U narrow_high() const {
+    if constexpr (can_narrow) return st().narrow.high;
+    else return U(0);
+  }
   /// F: the form of the ordered-bits transform (core::key_form), a template
   /// argument (the kernel branches once, uniformly) so that integer keys pay
   /// one XOR a digit, which commutes with the shift and mask (two
@@ -138,7 +168,15 @@ struct scatter_agent {
     const auto buf = pass_buffers<U, V>::pick(p, e, k);
     const unsigned first_seq = unsigned(e) * p.num_tiles;
     storage& s = st();
-    if (threadIdx.x == helper) s.seq[0] = atomicAdd(&ctl->ticket[e], 1u);
+    if (threadIdx.x == helper) {
+      s.seq[0] = atomicAdd(&ctl->ticket[e], 1u);
+      if constexpr (can_narrow) {
+        const bool narrow = ctl->narrow;
+        s.narrow.src = narrow && e > 0;
+        s.narrow.dst = narrow && e < k - 1;
+        s.narrow.high = narrow ? U(ctl->narrow_high) : U(0);
+      }
+    }
     for (unsigned it = 0;; ++it) {
       // __syncthreads() is an *aligned* barrier: a warp must reach it
       // converged, or the hardware may count the whole warp as arrived while
@@ -147,11 +185,17 @@ struct scatter_agent {
       __syncthreads();  // also ends the previous tile's use of shared memory
       const unsigned tile_idx = s.seq[it & 1];
       if (tile_idx >= p.num_tiles) return;
-      process_tile<Form>(buf, first_seq + tile_idx, tile_idx, e, s.seq[(it + 1) & 1]);
+      // a copy of the tile's code for passes that read half-width keys, so
+      // that the other passes run the code they ran before (registers)
+      if (narrow_src())
+        process_tile<Form, can_narrow>(buf, first_seq + tile_idx, tile_idx, e, s.seq[(it + 1) & 1]);
+      else
+        process_tile<Form, false>(buf, first_seq + tile_idx, tile_idx, e, s.seq[(it + 1) & 1]);
     }
   }
 
-  template <core::key_form Form>
+  /// NarrowSrc: this pass reads half-width keys (narrow_key_t).
+  template <core::key_form Form, bool NarrowSrc>
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
                                                unsigned& next_ticket) {
     storage& s = st();
@@ -165,8 +209,17 @@ struct scatter_agent {
     const unsigned warp = threadIdx.x / 32, lane = lane_id();
     const int warp_base = int(warp) * warp_tile;
     U keys[Items];
-    if constexpr (DirectLoad) load_t::striped_direct(buf.ksrc + base + warp_base, valid - warp_base, keys, U(0));
-    else load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    auto load_keys = [&] {
+      if constexpr (DirectLoad) load_t::striped_direct(buf.ksrc + base + warp_base, valid - warp_base, keys, U(0));
+      else load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+    };
+    if constexpr (NarrowSrc) {
+      // the low halves; the high half every key shares is put back
+      load_t::striped_widen(reinterpret_cast<const N*>(buf.ksrc) + base + warp_base, valid - warp_base, keys,
+                            tile_keys() + warp_base, narrow_high(), U(0));
+    } else {
+      load_keys();
+    }
     // PrefetchValues: the values' loads are in flight while the keys are
     // counted, instead of one exposed load per key when it is staged
     constexpr bool prefetch = PrefetchValues && has_values;
@@ -303,13 +356,21 @@ struct scatter_agent {
     }
 
     // scatter (full tiles without a bounds check per item)
-    auto scatter_all = [&](auto what) {
+    auto scatter_as = [&](auto what, auto narrow) {
+      constexpr int W = decltype(what)::value;
+      constexpr bool Nw = decltype(narrow)::value;
       if (p.n < (std::uint64_t(1) << 31)) {
-        if (valid == tile) scatter<Form, true, true, decltype(what)::value>(buf, valid);
-        else scatter<Form, true, false, decltype(what)::value>(buf, valid);
+        if (valid == tile) scatter<Form, true, true, W, Nw>(buf, valid);
+        else scatter<Form, true, false, W, Nw>(buf, valid);
       } else {
-        scatter<Form, false, false, decltype(what)::value>(buf, valid);
+        scatter<Form, false, false, W, Nw>(buf, valid);
       }
+    };
+    auto scatter_all = [&](auto what) {
+      if (can_narrow && (decltype(what)::value & scatter_keys) && narrow_dst())
+        scatter_as(what, std::integral_constant<bool, can_narrow>{});
+      else
+        scatter_as(what, std::false_type{});
     };
     if constexpr (late) {
       scatter_all(std::integral_constant<int, scatter_keys>{});
@@ -330,7 +391,8 @@ struct scatter_agent {
   static constexpr int scatter_keys = 1, scatter_values = 2;
   /// What: scatter_keys and/or scatter_values (late values: keys first, then
   /// values, each staged in the same buffer; a value's digit is the staged one).
-  template <core::key_form Form, bool Small, bool Full, int What>
+  /// Narrow: the keys' low halves are written (narrow_key_t).
+  template <core::key_form Form, bool Small, bool Full, int What, bool Narrow>
   __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid) {
     static_assert(StageDigits || (What & scatter_keys), "values alone need the staged digits");
     storage& s = st();
@@ -345,7 +407,8 @@ struct scatter_agent {
         else dg = digit<Form>(key);
         const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[dg] + j))
                                         : static_cast<std::uint64_t>(s.shift[dg] + j);
-        if constexpr (What & scatter_keys)
+        if constexpr ((What & scatter_keys) && Narrow) reinterpret_cast<N*>(buf.kdst)[dst] = N(key);
+        else if constexpr (What & scatter_keys)
           if (buf.kdst) buf.kdst[dst] = key;
         if constexpr (has_values && (What & scatter_values)) buf.vdst[dst] = tile_values()[j];
       }
