@@ -230,7 +230,7 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   hp.passes = passes;
   hp.ctl = p.ctl;
   // 32-bit keys only (scatter_agent::can_narrow); the high half must be in range to be checked
-  hp.narrow_ok = sizeof(U) == 4 && job.mode == sort_mode::keys && end_bit == key_bits && job.tuning.narrow;
+  hp.narrow_ok = !std::is_void_v<narrow_key_t<U>> && job.mode == sort_mode::keys && end_bit == key_bits && job.tuning.narrow;
   hp.byte_digits = passes.count == int(sizeof(U));
   for (int ps = 0; ps < passes.count; ++ps)
     hp.byte_digits &= passes.shift[ps] == 8 * ps && passes.bits[ps] == 8 && passes.bin_offset[ps] == 256 * ps;

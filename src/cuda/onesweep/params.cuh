@@ -49,9 +49,9 @@ struct control {
 /// The half-width keys that passes between the first and the last store in
 /// the alternate buffers when the high half of every key is the same (the
 /// passes of those digits are skipped): a pass then moves 6 bytes a 32-bit
-/// key instead of 8. 32-bit keys only (void otherwise): the 64-bit kernel
-/// with a narrow copy of its tile code ran 5 % slower on full-width keys
-/// (NOTES.md row 37).
+/// key instead of 8. 32-bit keys only (void otherwise): 64-bit keys with
+/// narrow passes (to 32 bits) sorted full-width keys 0.5 % slower (NOTES.md
+/// row 37).
 template <class U>
 using narrow_key_t = std::conditional_t<sizeof(U) == 4, std::uint16_t, void>;
 
