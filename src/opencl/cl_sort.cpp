@@ -533,18 +533,17 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
       sp.arg(5, cl_uint(l.blocks));
       run.run(sp, phase::scan, 1, &blocks_global, &items, "rx_cs_block_starts");
     } else {
-      set_buf(ss, 0, 5, H.at(), pos);
-      ss.arg(1, cl_ulong(hist_len));
-      ss.arg(2, cl_ulong(part));
-      set_buf(ss, 3, 6, sums.at(), pos);
-      ss.local(4, scan_wg * pos);
-      run.run(ss, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_sums");
-      set_buf(sp, 0, 5, H.at(), pos);
-      sp.arg(1, cl_ulong(hist_len));
-      sp.arg(2, cl_ulong(part));
-      set_buf(sp, 3, 6, sums.at(), pos);
-      sp.local(4, scan_wg * pos);
-      run.run(sp, phase::scan, 1, &scan_global, &scan_wg, "rx_scan_parts");
+      // the two scan launches take the same arguments
+      auto scan_step = [&](kernel& k, const char* name) {
+        set_buf(k, 0, 5, H.at(), pos);
+        k.arg(1, cl_ulong(hist_len));
+        k.arg(2, cl_ulong(part));
+        set_buf(k, 3, 6, sums.at(), pos);
+        k.local(4, scan_wg * pos);
+        run.run(k, phase::scan, 1, &scan_global, &scan_wg, name);
+      };
+      scan_step(ss, "rx_scan_sums");
+      scan_step(sp, "rx_scan_parts");
     }
 
     // The reorders' first four arguments (keys in / out, values in / out)
