@@ -56,16 +56,18 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 
 /// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
 /// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles. Chosen by
-/// measurement (NOTES.md, timeline rows 17-26): long tiles (fewer, shorter
-/// look-backs) win until shared memory or registers run out; the early counts
-/// (which keep no ranks in registers) let 32-bit keys run three blocks of
-/// 384 x 28 per SM; a look-back reads one predecessor at a time (two for
-/// 64-bit keys: reading 8 at once was 1-10 % slower for every width measured);
-/// 32-bit pairs are capped at two blocks by shared memory and take 16 warps;
-/// 4-byte values are loaded with the keys. Values wider than 4 bytes take
-/// shorter tiles so that two blocks still fit an SM. The histogram: 256
-/// threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the next
-/// chunk's loads are in flight while one is counted; at 4 blocks it spills).
+/// measurement (NOTES.md, timeline rows 17-26, 41-42): long tiles (fewer,
+/// shorter look-backs) win until shared memory or registers run out; the early
+/// counts (which keep no ranks in registers) let 32-bit keys run three blocks
+/// of 384 x 28 per SM; a look-back reads one predecessor at a time (two for
+/// 64-bit keys: reading 8 at once was 1-10 % slower for every width measured).
+/// 4-byte values go late (CUB's order: staged through the keys' buffer after
+/// the keys are out), which frees the values' staging memory for longer tiles
+/// at two blocks per SM: 384 x 36 for 32-bit keys, 384 x 24 for 64-bit keys.
+/// Other values: 32-bit keys 512 x 20 (1- and 2-byte values) or 384 x 16, at
+/// two blocks. The histogram: 256 threads x 4 vectors of 16 bytes, 3 blocks per
+/// SM (80 registers: the next chunk's loads are in flight while one is
+/// counted; at 4 blocks it spills).
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   auto make = [](int threads, int items, int min_blocks, bool early, std::uint64_t medium_n, int batch) {
     return onesweep_policy{threads, items, min_blocks, 8, 256, 4, 3, 10, 256, 8, std::uint64_t(threads) * items,
@@ -79,13 +81,17 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     case 2: return make(512, 16, 2, false, 0, 8);
     case 4: {
       if (value_bytes == 0) return make(384, 28, 3, true, medium, 1);
-      onesweep_policy p = value_bytes <= 4 ? make(512, 20, 2, true, medium, 1) : make(384, 16, 2, true, 0, 1);
-      p.prefetch_values = value_bytes == 4;  // measured for 4-byte values only
-      return p;
+      if (value_bytes == 4) {
+        onesweep_policy p = make(384, 36, 2, true, medium, 1);
+        p.late_values = true;  // measured for 4-byte values only
+        return p;
+      }
+      return value_bytes < 4 ? make(512, 20, 2, true, medium, 1) : make(384, 16, 2, true, 0, 1);
     }
     default: {
-      onesweep_policy p = make(384, value_bytes == 0 ? 26 : 16, 2, true, medium, value_bytes == 0 ? 2 : 1);
-      p.prefetch_values = value_bytes == 4;
+      if (value_bytes == 0) return make(384, 26, 2, true, medium, 2);
+      onesweep_policy p = make(384, value_bytes == 4 ? 24 : 16, 2, true, medium, 1);
+      p.late_values = value_bytes == 4;
       return p;
     }
   }
@@ -98,6 +104,8 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
 constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   p.threads = 384, p.items = 8, p.min_blocks = 3, p.early_counts = true;
+  // measured with 4-byte values prefetched, before late values became the long tiles' default
+  p.prefetch_values = value_bytes == 4, p.late_values = false;
   return p;
 }
 
@@ -107,19 +115,17 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// stage altbench). Inputs small enough for one block, or for the small
 /// tiles, still take the default's kernels. The slots now vary the scatter of
 /// 4-byte values only (keys-only rows run the default): {threads, items,
-/// blocks per SM} with late values (values staged through the keys' buffer,
-/// not prefetched). The histogram slots of session 9 and the scatter shapes of
-/// sessions 6-8 are in NOTES.md (rows 17-34) and git history.
-/// Three blocks per SM need (key bytes + 1) x tile + 12 KB (the ranking's
-/// counters) <= 75 KB of shared memory, and at most 56 registers at 384 threads.
+/// blocks per SM, look-back batch}, late values, next to the defaults (384 x 36
+/// and 384 x 24). The shapes measured before are in NOTES.md (rows 17-42) and
+/// git history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks; };
-  constexpr shape slots[2][3] = {{{384, 23, 3}, {384, 26, 3}, {512, 20, 2}},   // 32-bit keys, 4-byte values
-                                 {{384, 16, 3}, {384, 14, 3}, {384, 16, 2}}};  // 64-bit keys, 4-byte values
+  struct shape { int threads, items, min_blocks, batch; };
+  constexpr shape slots[2][3] = {{{384, 35, 2, 1}, {384, 37, 2, 1}, {384, 36, 2, 2}},   // 32-bit keys, 4-byte values
+                                 {{384, 23, 2, 1}, {384, 25, 2, 1}, {384, 24, 2, 2}}};  // 64-bit keys, 4-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   if (value_bytes != 4) return p;
   const shape sh = slots[key_bytes == 8][which - 1];
-  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks;
+  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.lookback_batch = sh.batch;
   p.prefetch_values = false, p.late_values = true;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;

@@ -405,6 +405,7 @@ static void forced_ring_cases(bool small) {
       const std::string w = "ring log2=" + std::to_string(c.log2) + (c.small_tiles ? " small tiles" : " long tiles");
       check_keys(make_keys<std::uint32_t>(n, dist::random, n), {}, "u32 " + w);
       check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::few_unique, n), {}, "u32/u32 " + w);
+      check_pairs<std::uint64_t, 4>(make_keys<std::uint64_t>(n, dist::random, n + 2), {}, "u64/u32 " + w);
       check_argsort<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(n, dist::random, n + 1), {}, "argsort " + w);
       check_keys(make_keys<std::uint32_t>(n, dist::sorted, n), {}, "sorted u32 " + w);
       if (!small) {
@@ -419,6 +420,40 @@ static void forced_ring_cases(bool small) {
   t = saved;
 }
 TEST_CASE(forced_onesweep_tiny_ring, false) { forced_ring_cases(false); }
+
+/// Late values (4-byte values of 32- and 64-bit keys, policy.hpp): the values
+/// are staged through the keys' shared buffer after the keys are out. Sizes
+/// around their long tiles (384 x 36 and 384 x 24) with the long tiles forced,
+/// and around the single-tile threshold of 32-bit pairs with the default
+/// choice of kernels.
+TEST_CASE(late_values_tiles, false) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  const std::size_t t32 = 384 * 36, t64 = 384 * 24;
+  for (int forced = 1; forced >= 0; --forced) {
+    t.force_onesweep = forced != 0;
+    t.small_tiles = forced == 0;
+    const std::string w = forced ? " (long tiles forced)" : " (default kernels)";
+    for (std::size_t n : {t32 - 1, t32, t32 + 1, 2 * t32 + 1, t64 - 1, t64, t64 + 1, 3 * t64 - 5}) {
+      options desc;
+      desc.direction = order::descending;
+      const auto k32 = make_keys<std::uint32_t>(n, dist::random, n);
+      check_pairs<std::uint32_t, 4>(k32, {}, "u32/u32 n=" + std::to_string(n) + w);
+      check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::few_unique, n + 1), desc,
+                                    "u32/u32 few unique desc n=" + std::to_string(n) + w);
+      check_argsort<std::uint32_t, std::uint32_t>(k32, {}, "argsort u32 n=" + std::to_string(n) + w);
+      std::vector<float> f(n);
+      for (std::size_t i = 0; i < n; ++i) f[i] = float(std::int64_t(k32[i] % 2001) - 1000);
+      f[n / 2] = -0.0f;
+      f[n - 1] = std::numeric_limits<float>::quiet_NaN();
+      check_pairs<float, 4>(f, desc, "f32/u32 with -0 and NaN desc n=" + std::to_string(n) + w);
+      const auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 3);
+      check_pairs<std::uint64_t, 4>(k64, {}, "u64/u32 n=" + std::to_string(n) + w);
+      check_argsort<std::uint64_t, std::uint32_t>(k64, desc, "argsort u64 desc n=" + std::to_string(n) + w);
+    }
+  }
+  t = saved;
+}
 
 static void narrow_cases(bool small);
 

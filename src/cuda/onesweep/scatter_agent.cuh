@@ -39,9 +39,10 @@
 // order): the keys are staged and scattered first, then the values are
 // loaded, staged through the keys' shared buffer at the keys' positions (kept
 // in registers, two 16-bit ones a register) and scattered. It halves the
-// staging memory, so 32-bit pairs fit three blocks per SM; on sm_90 that lost
-// 6.5 % (NOTES.md row 36; not for the values' load latency: issued before the
-// look-back, they lost as much), so it is off there.
+// staging memory, which buys longer tiles at two blocks per SM: the sm_90
+// default for 4-byte values (u32/u32 pairs 384 x 36: 7 % faster than 512 x 20
+// with prefetched values; NOTES.md rows 36, 42). Three blocks of shorter tiles
+// lost (row 36).
 #pragma once
 #include <type_traits>
 
@@ -94,14 +95,15 @@ struct scatter_agent {
   /// (StageDigits) each staged key's digit (one byte: the scatter reads it
   /// instead of transforming the key again; without it the scatter recomputes
   /// the digit, trading a shared store and load a key for a few ALU ops).
-  /// 64-bit keys: the tile on a 32-byte boundary (16 bytes off it, u64 keys
-  /// 2^27 sorted 4.5 % slower: NOTES.md row 38).
-  static constexpr std::size_t tile_align = sizeof(U) == 8 ? 32 : 16;
-  static constexpr std::size_t keys_offset = (sizeof(storage) + tile_align - 1) / tile_align * tile_align;
-  static constexpr std::size_t values_offset = keys_offset + (sizeof(U) * tile + 15) / 16 * 16;
+  /// Each buffer starts on a 128-byte boundary (one shared-memory wavefront):
+  /// the tile 64 bytes off it sorted u32 keys 2 % and u64 keys 2.5 % slower,
+  /// 16 bytes off a 32-byte boundary u64 keys 4.5 % (NOTES.md rows 38, 41).
+  static constexpr std::size_t smem_align = 128;
+  static constexpr std::size_t align_up(std::size_t x) { return (x + smem_align - 1) / smem_align * smem_align; }
+  static constexpr std::size_t keys_offset = align_up(sizeof(storage));
+  static constexpr std::size_t values_offset = keys_offset + align_up(sizeof(U) * tile);
   static constexpr bool late = LateValues && has_values;
-  static constexpr std::size_t digits_offset =
-      (values_offset + (has_values && !late ? sizeof(V) * tile : 0) + 15) / 16 * 16;
+  static constexpr std::size_t digits_offset = align_up(values_offset + (has_values && !late ? sizeof(V) * tile : 0));
   static constexpr std::size_t smem_bytes = digits_offset + (StageDigits ? tile : 0);
 
   const onesweep_params<U, V> p;  ///< a copy: a reference to a kernel parameter would live in local memory
