@@ -25,7 +25,7 @@ struct onesweep_policy {
   int lookback_batch;    ///< predecessors a look-back reads at once (one round trip)
   bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
   bool direct_load = false;      ///< scatter: keys loaded straight to registers (else cp.async through shared memory; sm_90: 6 % faster)
-  bool stage_digits = true;      ///< scatter: keep each staged key's digit in shared memory (else recompute it; sm_90: 2 % faster)
+  bool stage_digits = true;      ///< scatter: keep each staged key's digit in shared memory (else recompute it; sm_90 keys: 2 % faster; late values without it keep the digits in registers)
   bool late_values = false;      ///< scatter: values staged through the keys' buffer after the keys are out (no prefetch; sm_90: 3 blocks lost 7 %, NOTES.md row 36)
   int hist_copies = 4;           ///< histogram: copies of the shared counters (lane groups spread over them)
   bool hist_pipeline = true;     ///< histogram: the next chunk's loads in flight while one is counted (registers)
@@ -64,6 +64,9 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// 4-byte values go late (CUB's order: staged through the keys' buffer after
 /// the keys are out), which frees the values' staging memory for longer tiles
 /// at two blocks per SM: 384 x 36 for 32-bit keys, 384 x 24 for 64-bit keys.
+/// For 32-bit keys the digits are not staged: the keys' scatter computes them
+/// and keeps them in registers for the values' scatter (4 % faster; for 64-bit
+/// keys 3 % slower).
 /// Other values: 32-bit keys 512 x 20 (1- and 2-byte values) or 384 x 16, at
 /// two blocks. The histogram: 256 threads x 4 vectors of 16 bytes, 3 blocks per
 /// SM (80 registers: the next chunk's loads are in flight while one is
@@ -83,7 +86,8 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
       if (value_bytes == 0) return make(384, 28, 3, true, medium, 1);
       if (value_bytes == 4) {
         onesweep_policy p = make(384, 36, 2, true, medium, 1);
-        p.late_values = true;  // measured for 4-byte values only
+        p.late_values = true;     // measured for 4-byte values only
+        p.stage_digits = false;   // the keys' scatter keeps the digits in registers for the values' (4 % faster)
         return p;
       }
       return value_bytes < 4 ? make(512, 20, 2, true, medium, 1) : make(384, 16, 2, true, 0, 1);
@@ -115,17 +119,18 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// stage altbench). Inputs small enough for one block, or for the small
 /// tiles, still take the default's kernels. The slots now vary the scatter of
 /// 4-byte values only (keys-only rows run the default): {threads, items,
-/// blocks per SM, look-back batch}, late values, next to the defaults (384 x 36
-/// and 384 x 24). The shapes measured before are in NOTES.md (rows 17-42) and
+/// blocks per SM, look-back batch, digits staged}, late values, next to the
+/// defaults (384 x 36 and 384 x 24). The shapes measured before are in NOTES.md (rows 17-42) and
 /// git history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks, batch; };
-  constexpr shape slots[2][3] = {{{384, 35, 2, 1}, {384, 37, 2, 1}, {384, 36, 2, 2}},   // 32-bit keys, 4-byte values
-                                 {{384, 23, 2, 1}, {384, 25, 2, 1}, {384, 24, 2, 2}}};  // 64-bit keys, 4-byte values
+  struct shape { int threads, items, min_blocks, batch; bool stage_digits; };
+  constexpr shape slots[2][3] = {{{384, 36, 2, 1, false}, {384, 32, 2, 1, false}, {384, 40, 2, 1, false}},   // 32-bit keys, 4-byte values
+                                 {{384, 24, 2, 1, false}, {384, 20, 2, 1, false}, {384, 26, 2, 1, false}}};  // 64-bit keys, 4-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   if (value_bytes != 4) return p;
   const shape sh = slots[key_bytes == 8][which - 1];
   p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.lookback_batch = sh.batch;
+  p.stage_digits = sh.stage_digits;
   p.prefetch_values = false, p.late_values = true;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;

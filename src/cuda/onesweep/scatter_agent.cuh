@@ -41,7 +41,8 @@
 // in registers, two 16-bit ones a register) and scattered. It halves the
 // staging memory, which buys longer tiles at two blocks per SM: the sm_90
 // default for 4-byte values (u32/u32 pairs 384 x 36: 7 % faster than 512 x 20
-// with prefetched values; NOTES.md rows 36, 42). Three blocks of shorter tiles
+// with prefetched values, and 4 % more with the digits kept in registers
+// instead of staged; NOTES.md rows 36, 42, 44). Three blocks of shorter tiles
 // lost (row 36).
 #pragma once
 #include <type_traits>
@@ -94,7 +95,9 @@ struct scatter_agent {
   /// Dynamic shared memory: storage, then tile keys, then tile values, then
   /// (StageDigits) each staged key's digit (one byte: the scatter reads it
   /// instead of transforming the key again; without it the scatter recomputes
-  /// the digit, trading a shared store and load a key for a few ALU ops).
+  /// the digit, trading a shared store and load a key for a few ALU ops, and
+  /// with late values the keys' scatter keeps the digits in registers for the
+  /// values' scatter: dig4).
   /// Each buffer starts on a 128-byte boundary (one shared-memory wavefront):
   /// the tile 64 bytes off it sorted u32 keys 2 % and u64 keys 2.5 % slower,
   /// 16 bytes off a 32-byte boundary u64 keys 4.5 % (NOTES.md rows 38, 41).
@@ -361,14 +364,15 @@ struct scatter_agent {
     }
 
     // scatter (full tiles without a bounds check per item)
+    unsigned dig4[dig_words] = {};  // late values, digits not staged: the keys' scatter keeps them here
     auto scatter_as = [&](auto what, auto narrow) {
       constexpr int W = decltype(what)::value;
       constexpr bool Nw = decltype(narrow)::value;
       if (p.n < (std::uint64_t(1) << 31)) {
-        if (valid == tile) scatter<Form, true, true, W, Nw>(buf, valid);
-        else scatter<Form, true, false, W, Nw>(buf, valid);
+        if (valid == tile) scatter<Form, true, true, W, Nw>(buf, valid, dig4);
+        else scatter<Form, true, false, W, Nw>(buf, valid, dig4);
       } else {
-        scatter<Form, false, false, W, Nw>(buf, valid);
+        scatter<Form, false, false, W, Nw>(buf, valid, dig4);
       }
     };
     auto scatter_all = [&](auto what) {
@@ -394,12 +398,17 @@ struct scatter_agent {
   }
 
   static constexpr int scatter_keys = 1, scatter_values = 2;
+  /// Late values without staged digits: the keys' scatter computes each key's
+  /// digit and keeps it, four to a register, for the values' scatter.
+  static constexpr bool digits_in_registers = late && !StageDigits;
+  static constexpr int dig_words = digits_in_registers ? (Items + 3) / 4 : 1;
   /// What: scatter_keys and/or scatter_values (late values: keys first, then
-  /// values, each staged in the same buffer; a value's digit is the staged one).
+  /// values, each staged in the same buffer; a value's digit is the staged one,
+  /// or the one the keys' scatter left in dig4).
   /// Narrow: the keys' low halves are written (narrow_key_t).
   template <core::key_form Form, bool Small, bool Full, int What, bool Narrow>
-  __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid) {
-    static_assert(StageDigits || (What & scatter_keys), "values alone need the staged digits");
+  __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid, unsigned (&dig4)[dig_words]) {
+    static_assert(StageDigits || digits_in_registers || (What & scatter_keys), "values alone need the keys' digits");
     storage& s = st();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
@@ -408,8 +417,14 @@ struct scatter_agent {
         U key{};
         if constexpr (What & scatter_keys) key = tile_keys()[j];
         unsigned dg;
-        if constexpr (StageDigits) dg = unsigned(tile_digits()[j]);
-        else dg = digit<Form>(key);
+        if constexpr (StageDigits) {
+          dg = unsigned(tile_digits()[j]);
+        } else if constexpr (What & scatter_keys) {
+          dg = digit<Form>(key);
+          if constexpr (digits_in_registers) dig4[i / 4] |= dg << (8 * (i % 4));
+        } else {
+          dg = (dig4[i / 4] >> (8 * (i % 4))) & 0xFFu;
+        }
         const std::uint64_t dst = Small ? static_cast<std::uint64_t>(static_cast<unsigned>(s.shift32[dg] + j))
                                         : static_cast<std::uint64_t>(s.shift[dg] + j);
         if constexpr ((What & scatter_keys) && Narrow) reinterpret_cast<N*>(buf.kdst)[dst] = N(key);
