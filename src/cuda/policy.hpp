@@ -25,8 +25,8 @@ struct onesweep_policy {
   int lookback_batch;    ///< predecessors a look-back reads at once (one round trip)
   bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
   bool direct_load = false;      ///< scatter: keys loaded straight to registers (else cp.async through shared memory; sm_90: 6 % faster)
-  bool stage_digits = true;      ///< scatter: keep each staged key's digit in shared memory (else recompute it; sm_90 keys: 2 % faster; late values without it keep the digits in registers)
-  bool late_values = false;      ///< scatter: values staged through the keys' buffer after the keys are out (no prefetch; sm_90: 3 blocks lost 7 %, NOTES.md row 36)
+  bool stage_digits = true;      ///< scatter: staged keys' digits in shared memory (else recomputed, or kept in registers for late values)
+  bool late_values = false;      ///< scatter: values staged through the keys' buffer after the keys are out (no prefetch; sm_90: 4-byte values, NOTES.md rows 36, 42)
   int hist_copies = 4;           ///< histogram: copies of the shared counters (lane groups spread over them)
   bool hist_pipeline = true;     ///< histogram: the next chunk's loads in flight while one is counted (registers)
   constexpr int tile() const { return threads * items; }
@@ -120,12 +120,13 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// tiles, still take the default's kernels. The slots now vary the scatter of
 /// 4-byte values only (keys-only rows run the default): {threads, items,
 /// blocks per SM, look-back batch, digits staged}, late values, next to the
-/// defaults (384 x 36 and 384 x 24). The shapes measured before are in NOTES.md (rows 17-42) and
-/// git history.
+/// defaults (384 x 36 and 384 x 24). The shapes measured before are in
+/// NOTES.md (rows 17-44) and git history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
   struct shape { int threads, items, min_blocks, batch; bool stage_digits; };
-  constexpr shape slots[2][3] = {{{384, 36, 2, 1, false}, {384, 32, 2, 1, false}, {384, 40, 2, 1, false}},   // 32-bit keys, 4-byte values
-                                 {{384, 24, 2, 1, false}, {384, 20, 2, 1, false}, {384, 26, 2, 1, false}}};  // 64-bit keys, 4-byte values
+  constexpr shape slots[2][3] = {
+      {{384, 36, 2, 1, false}, {384, 32, 2, 1, false}, {384, 40, 2, 1, false}},   // 32-bit keys, 4-byte values
+      {{384, 24, 2, 1, false}, {384, 20, 2, 1, false}, {384, 26, 2, 1, false}}};  // 64-bit keys, 4-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   if (value_bytes != 4) return p;
   const shape sh = slots[key_bytes == 8][which - 1];
