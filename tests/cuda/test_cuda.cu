@@ -21,6 +21,7 @@
 
 #include "cuda/block/block_rank.cuh"
 #include "cuda/onesweep/lookback_ring.cuh"
+#include "cuda/policy.hpp"
 #include "cuda/testing.hpp"
 #include "harness.hpp"
 #include "radix/cuda.hpp"
@@ -423,13 +424,13 @@ TEST_CASE(forced_onesweep_tiny_ring, false) { forced_ring_cases(false); }
 
 /// Late values (4-byte values of 32- and 64-bit keys, policy.hpp): the values
 /// are staged through the keys' shared buffer after the keys are out. Sizes
-/// around their long tiles (384 x 36 and 384 x 24) with the long tiles forced,
+/// around their long tiles (sm90_policy) with the long tiles forced,
 /// and around the single-tile threshold of 32-bit pairs with the default
 /// choice of kernels.
 TEST_CASE(late_values_tiles, false) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  const std::size_t t32 = 384 * 36, t64 = 384 * 24;
+  const std::size_t t32 = cd::sm90_policy(4, 4).tile(), t64 = cd::sm90_policy(8, 4).tile();
   for (int forced = 1; forced >= 0; --forced) {
     t.force_onesweep = forced != 0;
     t.small_tiles = forced == 0;
