@@ -29,6 +29,12 @@ radix_log "ctest (label 'large' excluded)"
 ctest --test-dir "$RADIX_BUILD_DIR" --label-exclude large --output-on-failure --no-tests=error -j "$RADIX_JOBS" ||
   failures+=("ctest: some tests failed (output above)")
 
+# ctest lists skipped tests without saying why: the reasons are in their output.
+radix_log "skipped tests and why"
+awk '/^[0-9]+\/[0-9]+ Testing: / { name = $3 }
+     /selected tests were SKIPPED|^SKIPPED:|^skipped:/ && name != "" { sub(/^[ \t]+/, ""); print "  " name ": " $0; name = "" }' \
+  "$RADIX_BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null || true
+
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/radix-test.XXXXXX")"
 if [[ "${RADIX_KEEP_TMP:-0}" != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
 prefix="$tmp/prefix"

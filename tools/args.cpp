@@ -40,7 +40,7 @@ bool all_digits(std::string_view s) {
 }
 
 std::uint64_t digits_to_u64(std::string_view s) {
-  if (!all_digits(s)) throw usage_error("not a non-negative integer");
+  if (!all_digits(s)) throw usage_error("not a number");
   std::uint64_t v = 0;
   for (char c : s) {
     const std::uint64_t d = std::uint64_t(c - '0');
@@ -124,22 +124,42 @@ void parse_options(const std::vector<std::string>& argv, const std::vector<optio
 
 std::uint64_t parse_count(const std::string& s) {
   if (s.empty()) throw usage_error("empty");
+  if (s[0] == '-') throw usage_error("must not be negative");
   if (const auto caret = s.find('^'); caret != std::string::npos) {
     return checked_pow(digits_to_u64(s.substr(0, caret)), digits_to_u64(s.substr(caret + 1)));
   }
-  if (const auto e = s.find_first_of("eE"); e != std::string::npos) {
+  if (const auto e = s.find_first_of("eE"); e != std::string::npos && e > 0 && e + 1 < s.size()) {
     return checked_mul(digits_to_u64(s.substr(0, e)), checked_pow(10, digits_to_u64(s.substr(e + 1))));
   }
+  // NUMBER[.FRACTION][K|M|G|T|P][B|iB]: units are powers of 1024.
+  std::string_view v = s;
+  if (v.size() > 2 && v.substr(v.size() - 2) == "iB") v.remove_suffix(2);
+  else if (v.size() > 1 && v.back() == 'B' && std::isalpha(static_cast<unsigned char>(v[v.size() - 2]))) v.remove_suffix(1);
   int shift = 0;
-  switch (s.back()) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    case 't': case 'T': shift = 40; break;
-    default: break;
+  if (!v.empty() && std::isalpha(static_cast<unsigned char>(v.back()))) {
+    switch (v.back()) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 't': case 'T': shift = 40; break;
+      case 'p': case 'P': shift = 50; break;
+      default: throw usage_error(std::string("unknown unit '") + v.back() + "' (K, M, G, T or P: powers of 1024)");
+    }
+    v.remove_suffix(1);
   }
-  const std::uint64_t base = digits_to_u64(shift ? std::string_view(s).substr(0, s.size() - 1) : std::string_view(s));
-  return checked_mul(base, std::uint64_t(1) << shift);
+  const auto dot = v.find('.');
+  const std::uint64_t whole = digits_to_u64(v.substr(0, dot));
+  std::uint64_t r = checked_mul(whole, std::uint64_t(1) << shift);
+  if (dot == std::string_view::npos) return r;
+  // A fraction of a unit ("1.5G") must come to a whole number.
+  const std::string_view frac = v.substr(dot + 1);
+  if (frac.size() > 15) throw usage_error("too many digits after the point");
+  const std::uint64_t num = digits_to_u64(frac), den = checked_pow(10, frac.size());
+  const unsigned __int128 scaled = (unsigned __int128)num << shift;
+  if (scaled % den != 0) throw usage_error("not a whole number");
+  const std::uint64_t add = std::uint64_t(scaled / den);
+  if (r > std::numeric_limits<std::uint64_t>::max() - add) throw usage_error("too large");
+  return r + add;
 }
 
 long long parse_int(const std::string& s, long long lo, long long hi) {

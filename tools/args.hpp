@@ -47,9 +47,20 @@ void parse_options(const std::vector<std::string>& argv, const std::vector<optio
 
 // ---- value parsers: throw usage_error with the reason ------------------------
 
-/// A non-negative integer: 1000000, 16M (K/M/G/T = 2^10/2^20/2^30/2^40),
-/// 2^24, 1e6. Overflow is an error.
+/// A non-negative integer: 1000000, 16M, 1.5G, 8GiB (K/M/G/T/P = 2^10 ...
+/// 2^50, an optional B or iB after them), 2^24, 1e6. Overflow, a fraction
+/// that does not come to a whole number and unknown units are errors.
 std::uint64_t parse_count(const std::string& s);
+/// parse(value) for an option whose value was kept as text until the whole
+/// command line was read: the error names the option, as parse_options does.
+template <class F>
+auto option_value(const char* option, const std::string& value, F parse) {
+  try {
+    return parse(value);
+  } catch (const usage_error& e) {
+    throw usage_error("invalid value '" + value + "' for " + option + ": " + e.what());
+  }
+}
 /// A (possibly negative) decimal integer in [lo, hi].
 long long parse_int(const std::string& s, long long lo, long long hi);
 /// One of `choices` (exact match); the error lists them.

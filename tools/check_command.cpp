@@ -4,6 +4,7 @@
 // the checksum of the output must equal the checksum of the input.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "fileio.hpp"
+#include "output.hpp"
 #include "layout.hpp"
 #include "progress.hpp"
 
@@ -44,6 +46,10 @@ const char* const check_tail =
     "\n"
     "Output, one line per file:\n"
     "  FILE: N elements, sorted, checksum 0123456789abcdef\n"
+    "\n"
+    "A raw file does not record what it holds: check reads it as the type you\n"
+    "give. A file of u32 keys checked with -t u64 is read as half as many u64\n"
+    "keys, and may well pass; give the same layout options as to `radix sort`.\n"
     "\n"
     "Exit status: 0 all sorted (and equal to REF), 1 a file is out of order or\n"
     "differs from REF, 2 bad command line, 3 a file could not be read or is not a\n"
@@ -125,6 +131,18 @@ int check_command(const std::vector<std::string>& args) {
   const normaliser nz(l, o);
   const std::size_t vb = value_size.empty() ? 0 : std::size_t(parse_count(value_size));
   progress prog(!quiet && ::isatty(2));
+  // A pair commit that a killed sort left half done shows sorted keys beside
+  // old values until it is completed: say so rather than check a mixed pair.
+  {
+    std::vector<std::string> folders;
+    for (const auto& f : files) folders.push_back(io::dir_of(io::follow_links(f)));
+    if (!values.empty()) folders.push_back(io::dir_of(io::follow_links(values)));
+    std::sort(folders.begin(), folders.end());
+    folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
+    for (const auto& d : folders)
+      for (const auto& line : io::recover(d, /*dry_run=*/true, /*temporaries=*/false))
+        std::fprintf(stderr, "radix check: warning: %s: %s (run 'radix recover %s')\n", d.c_str(), line.c_str(), d.c_str());
+  }
 
   int status = exit_ok;
   file_report want{};

@@ -28,6 +28,8 @@ int gen_command(const std::vector<std::string>& args);
 std::string gen_help();
 int check_command(const std::vector<std::string>& args);
 std::string check_help();
+int recover_command(const std::vector<std::string>& args);
+std::string recover_help();
 int calibrate_command(const std::vector<std::string>& args);
 std::string calibrate_help();
 
@@ -35,6 +37,8 @@ inline const command commands[] = {
     {"sort", "sort a file of keys or records (larger than memory too), never losing data", sort_command, sort_help},
     {"gen", "write test files: keys, records, values, from a seed", gen_command, gen_help},
     {"check", "verify a file is sorted; checksum its elements to prove nothing was lost", check_command, check_help},
+    {"recover", "finish or roll back a keys + values commit cut short; remove leftover temporaries", recover_command,
+     recover_help},
     {"bench", "generate keys, sort them with radix, verify, compare with std::sort", bench_command, bench_help},
     {"calibrate", "time the CUDA sort variants on this GPU; automatic then uses the fastest", calibrate_command,
      calibrate_help},

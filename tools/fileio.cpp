@@ -2,6 +2,7 @@
 #include "fileio.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 
 namespace radix_cli::io {
@@ -24,62 +26,7 @@ std::string why(int err) { return std::strerror(err); }
   throw io_error(path + ": " + what + ": " + why(err));
 }
 
-// ---- named temporaries the signal handler removes --------------------------------
-// A fixed table of fixed buffers: the handler may only read plain memory.
-constexpr int max_named = 8;
-constexpr std::size_t max_path = 4096;
-char named_paths[max_named][max_path];
-std::atomic<bool> named_used[max_named];
-const char* signal_who = "radix";
-
-int register_named(const std::string& p) {
-  if (p.size() >= max_path) return -1;
-  for (int i = 0; i < max_named; ++i) {
-    bool expect = false;
-    if (named_used[i].compare_exchange_strong(expect, true)) {
-      std::memcpy(named_paths[i], p.c_str(), p.size() + 1);
-      return i;
-    }
-  }
-  return -1;
-}
-void unregister_named(int slot) {
-  if (slot >= 0) named_used[slot].store(false);
-}
-
-void write_str(const char* s) {
-  const ssize_t r = ::write(2, s, std::strlen(s));
-  (void)r;
-}
-
-extern "C" void on_signal(int sig) {
-  for (int i = 0; i < max_named; ++i)
-    if (named_used[i].load()) ::unlink(named_paths[i]);
-  char num[16];
-  int k = 0, s = sig;
-  char rev[16];
-  do rev[k++] = char('0' + s % 10), s /= 10;
-  while (s && k < 15);
-  for (int j = 0; j < k; ++j) num[j] = rev[k - 1 - j];
-  num[k] = 0;
-  write_str("\n");
-  write_str(signal_who);
-  write_str(": interrupted by signal ");
-  write_str(num);
-  write_str("; the input is untouched and no output was written\n");
-  ::_exit(128 + sig);
-}
-
 }  // namespace
-
-void install_signal_handlers(const char* who) {
-  signal_who = who;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(s, &sa, nullptr);
-  ::signal(SIGXFSZ, SIG_IGN);
-}
 
 fd_handle& fd_handle::operator=(fd_handle&& o) noexcept {
   if (this != &o) {
@@ -151,80 +98,14 @@ std::string dir_of(const std::string& path) {
   return path.substr(0, s);
 }
 
-namespace {
-std::string base_of(const std::string& path) {
-  const auto s = path.find_last_of('/');
-  return s == std::string::npos ? path : path.substr(s + 1);
-}
-int named_slot_of(const std::string& p) {
-  for (int i = 0; i < max_named; ++i)
-    if (named_used[i].load() && p == named_paths[i]) return i;
-  return -1;
-}
-}  // namespace
-
-output_file::output_file(const std::string& target) : target_(target), dir_(dir_of(target)) {
-  if (target.empty() || target.back() == '/') throw io_error("'" + target + "': not a file name");
-  struct stat st {};
-  if (::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw io_error(target + ": is a folder, not a file");
-  // Default permissions as a plain create would give (0666 minus umask).
-  int fd = ::open(dir_.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    if (errno == ENOENT || errno == EACCES || errno == EROFS || errno == ENOTDIR)
-      fail(dir_, "cannot create the output file in this folder", errno);
-    // No O_TMPFILE here: a hidden name next to the target.
-    std::string tmpl = dir_ + "/." + base_of(target) + ".radix-tmp-XXXXXX";
-    fd = ::mkstemp(tmpl.data());
-    if (fd < 0) fail(dir_, "cannot create a temporary file", errno);
-    named_ = tmpl;
-    register_named(named_);
-    const mode_t um = ::umask(0);
-    ::umask(um);
-    ::fchmod(fd, 0666 & ~um);
-  }
-  fd_ = fd_handle(fd);
-}
-
-output_file::~output_file() {
-  if (!committed_ && !named_.empty()) {
-    ::unlink(named_.c_str());
-    unregister_named(named_slot_of(named_));
-  }
-}
-
-void output_file::commit() {
-  if (::fsync(fd_.get()) != 0) fail(target_, "flushing to disk failed", errno);
-  if (named_.empty()) {
-    // Give the unnamed file a hidden name, then rename it over the target:
-    // rename is atomic, linkat cannot replace an existing file.
-    named_ = dir_ + "/." + base_of(target_) + ".radix-tmp-" + std::to_string(::getpid());
-    ::unlink(named_.c_str());
-    const std::string proc = "/proc/self/fd/" + std::to_string(fd_.get());
-    const int slot = register_named(named_);
-    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-      const int e = errno;
-      unregister_named(slot);
-      named_.clear();
-      fail(target_, "cannot name the finished output file", e);
-    }
-  }
-  if (::rename(named_.c_str(), target_.c_str()) != 0) fail(target_, "cannot rename the finished output into place", errno);
-  unregister_named(named_slot_of(named_));
-  committed_ = true;
-  // Make the rename itself durable.
-  const int d = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (d >= 0) {
-    ::fsync(d);
-    ::close(d);
-  }
-}
-
 temp_file::temp_file(const std::string& dir) : dir_(dir) {
   int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) {
     if (errno == ENOENT || errno == EACCES || errno == EROFS || errno == ENOTDIR)
       fail(dir, "cannot create temporary files in this folder (--tmpdir)", errno);
-    std::string tmpl = dir + "/.radix-run-XXXXXX";
+    // The process id in the name lets a later run remove it if this one dies
+    // before the unlink below.
+    std::string tmpl = dir + "/.radix-run-" + std::to_string(::getpid()) + "-XXXXXX";
     fd = ::mkstemp(tmpl.data());
     if (fd < 0) fail(dir, "cannot create a temporary file (--tmpdir)", errno);
     ::unlink(tmpl.c_str());  // nameless from now on: gone when closed
@@ -232,15 +113,84 @@ temp_file::temp_file(const std::string& dir) : dir_(dir) {
   fd_ = fd_handle(fd);
 }
 
-std::uint64_t available_memory() {
-  std::ifstream f("/proc/meminfo");
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (f >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  const long pages = ::sysconf(_SC_AVPHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? std::uint64_t(pages) * std::uint64_t(size) : 0;
+namespace {
+
+/// The first number after `key` in a "key value" file (/proc, cgroup), or -1.
+long long field_of(const std::string& path, const std::string& key) {
+  std::ifstream f(path);
+  std::string k;
+  long long v = 0;
+  while (f >> k) {
+    if (k == key && f >> v) return v;
+    f.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return -1;
+}
+
+/// A file holding one number ("max" and unreadable files: -1).
+long long number_in(const std::string& path) {
+  std::ifstream f(path);
+  long long v = -1;
+  if (!(f >> v)) return -1;
+  return v;
+}
+
+void lower(memory_limit& m, long long bytes, const std::string& source) {
+  if (bytes < 0) return;
+  if (m.bytes == 0 || std::uint64_t(bytes) < m.bytes) m = {std::max<std::uint64_t>(std::uint64_t(bytes), 1), source};
+}
+
+/// A cgroup folder and its ancestors up to the mount point: each may limit.
+template <class F>
+void each_cgroup_level(const std::string& mount, std::string rel, F f) {
+  while (true) {
+    f(mount + rel);
+    if (rel.empty() || rel == "/") break;
+    rel = rel.substr(0, rel.find_last_of('/'));
+  }
+}
+
+}  // namespace
+
+memory_limit usable_memory() {
+  memory_limit m;
+  if (const long long kb = field_of("/proc/meminfo", "MemAvailable:"); kb >= 0) {
+    lower(m, kb * 1024, "available memory (MemAvailable)");
+  } else {
+    const long pages = ::sysconf(_SC_AVPHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && size > 0) lower(m, (long long)pages * size, "available memory");
+  }
+  // rlimits count address space, not memory: subtract what is mapped already.
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    lower(m, (long long)rl.rlim_cur - std::max(0LL, field_of("/proc/self/status", "VmSize:")) * 1024,
+          "the address-space limit (RLIMIT_AS, ulimit -v)");
+  if (::getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    lower(m, (long long)rl.rlim_cur - std::max(0LL, field_of("/proc/self/status", "VmData:")) * 1024,
+          "the data-segment limit (RLIMIT_DATA, ulimit -d)");
+  // cgroups: "0::/path" (v2) or "N:...memory...:/path" (v1). Page cache is
+  // reclaimable, so the cgroup's free memory is its limit less its other use.
+  std::ifstream cg("/proc/self/cgroup");
+  for (std::string line; std::getline(cg, line);) {
+    const auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), rel = line.substr(b + 1);
+    if (line.compare(0, a, "0") == 0 && controllers.empty()) {
+      each_cgroup_level("/sys/fs/cgroup", rel, [&](const std::string& d) {
+        const long long max = number_in(d + "/memory.max"), cur = number_in(d + "/memory.current");
+        if (max >= 0) lower(m, max - std::max(0LL, cur - std::max(0LL, field_of(d + "/memory.stat", "file"))),
+                            "the cgroup's memory.max");
+      });
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+      each_cgroup_level("/sys/fs/cgroup/memory", rel, [&](const std::string& d) {
+        const long long max = number_in(d + "/memory.limit_in_bytes"), cur = number_in(d + "/memory.usage_in_bytes");
+        if (max >= 0 && max < (1LL << 60))  // "no limit" reads as a huge number
+          lower(m, max - std::max(0LL, cur - std::max(0LL, field_of(d + "/memory.stat", "total_cache"))),
+                "the cgroup's memory.limit_in_bytes");
+      });
+    }
+  }
+  return m;
 }
 
 bool same_file(const std::string& a, const std::string& b) {

@@ -1,7 +1,7 @@
-// radix CLI — files that never lose data: big sequential reads and writes
-// with one-line errors, an output file that stays invisible until it is
-// complete (then replaces its target atomically), temporary run files that
-// vanish with the process, and signal handling that leaves nothing behind.
+// radix CLI — file input and output with one-line errors: big reads and
+// writes, temporary run files that vanish with the process, and how much
+// memory the process may use. Outputs that appear whole or not at all are in
+// output.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,13 +15,6 @@ class io_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-/// Installs the handlers once: SIGINT, SIGTERM, SIGHUP and SIGQUIT remove
-/// the named temporary files (output_file's fallback), print one line naming
-/// `who`, and exit at once with status 128 + signal. Unnamed files vanish by
-/// themselves, so even SIGKILL leaves no output behind. SIGXFSZ is ignored
-/// so that a file-size limit surfaces as a write error.
-void install_signal_handlers(const char* who);
 
 /// A file descriptor that closes itself.
 class fd_handle {
@@ -47,26 +40,6 @@ void read_at(int fd, void* buf, std::size_t n, std::uint64_t offset, const std::
 /// Writes all n bytes at `offset`; ENOSPC, EFBIG and the like become io_error.
 void write_at(int fd, const void* buf, std::size_t n, std::uint64_t offset, const std::string& path);
 
-/// The output: a file created in the target's folder that nobody sees until
-/// commit() (an unnamed O_TMPFILE where the file system has them, else a
-/// hidden temporary name that the destructor and the signal handler remove).
-/// commit() flushes it to disk and renames it over the target in one step,
-/// so the target (which may be the input) is never partly written.
-class output_file {
- public:
-  explicit output_file(const std::string& target);
-  output_file(const output_file&) = delete;
-  ~output_file();
-  int fd() const { return fd_.get(); }
-  const std::string& target() const { return target_; }
-  void commit();
-
- private:
-  std::string target_, dir_, named_;  // named_: the visible temporary, if any
-  fd_handle fd_;
-  bool committed_ = false;
-};
-
 /// A scratch file in `dir` that has no name: it exists while the process
 /// holds it and disappears however the process ends.
 class temp_file {
@@ -80,8 +53,16 @@ class temp_file {
   fd_handle fd_;
 };
 
-/// Bytes of memory available now (MemAvailable), or 0 when unknown.
-std::uint64_t available_memory();
+/// The memory this process may still take: the smallest of MemAvailable,
+/// the address-space and data-segment limits (RLIMIT_AS, RLIMIT_DATA, less
+/// what the process already maps) and the cgroup's limit (v2 memory.max, v1
+/// memory.limit_in_bytes, less what the cgroup holds beyond its page cache).
+/// `source` names the one that decided; bytes == 0 when nothing is known.
+struct memory_limit {
+  std::uint64_t bytes = 0;
+  std::string source;
+};
+memory_limit usable_memory();
 /// Whether two paths name the same existing file.
 bool same_file(const std::string& a, const std::string& b);
 /// The folder part of a path ("." for a bare name).

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "fileio.hpp"
+#include "output.hpp"
 #include "generate.hpp"
 #include "layout.hpp"
 #include "progress.hpp"
@@ -36,6 +38,11 @@ const char* const gen_head =
     "      --values FILE      also write a value file: value i is i, in\n"
     "      --value-size V     V bytes (default 4), little-endian\n"
     "  -q, --quiet            no progress line\n"
+    "\n"
+    "OUT (and the value file) appear only when complete, as with `radix sort`:\n"
+    "a regular file is replaced in one step, keeping its mode; a symbolic link's\n"
+    "target is replaced; a FIFO or device is written straight into at the end.\n"
+    "A keys file and its value file appear together.\n"
     "\n";
 
 const char* const gen_tail =
@@ -57,6 +64,12 @@ void fill_payload(std::byte* rec, std::size_t bytes, std::size_t key_off, std::s
     if (j >= key_off && j < key_off + key_len) continue;
     rec[j] = std::byte((i >> (8 * (j % 8))) & 0xFF);
   }
+}
+
+/// Where a FIFO or device output waits until it is complete.
+std::string default_spill_dir() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
 }
 
 }  // namespace
@@ -88,9 +101,9 @@ int gen_command(const std::vector<std::string>& args) {
   if (count_s.empty() == size_s.empty()) throw usage_error("give -n COUNT or --size BYTES");
   std::uint64_t n = 0;
   if (!count_s.empty()) {
-    n = parse_count(count_s);
+    n = option_value("--count", count_s, parse_count);
   } else {
-    n = parse_count(size_s) / l.elem_bytes;  // as many whole elements as fit
+    n = option_value("--size", size_s, parse_count) / l.elem_bytes;  // as many whole elements as fit
   }
   if (l.key.is_bytes) {
     if (dist.kind != distribution::uniform && dist.kind != distribution::few_unique && dist.kind != distribution::all_equal)
@@ -101,10 +114,14 @@ int gen_command(const std::vector<std::string>& args) {
   const bool whole = !l.key.is_bytes && !generated_per_index(dist);
   const std::uint64_t piece = whole ? std::max<std::uint64_t>(n, 1) : std::uint64_t(1) << 20;
 
-  io::install_signal_handlers("radix gen");
-  io::output_file out(pos[0]);
+  io::install_signal_handlers("radix gen", "");
+  const std::string spill = default_spill_dir();
+  std::vector<std::string> folders = {io::dir_of(io::follow_links(pos[0]))};
+  if (!values_path.empty()) folders.push_back(io::dir_of(io::follow_links(values_path)));
+  io::recover_folders("radix gen", folders);
+  io::output_file out(pos[0], spill);
   std::optional<io::output_file> vout;
-  if (!values_path.empty()) vout.emplace(values_path);
+  if (!values_path.empty()) vout.emplace(values_path, spill);
   progress prog(!quiet && ::isatty(2));
   prog.phase("generating", n * (l.elem_bytes + (vout ? value_bytes : 0)));
 
@@ -154,8 +171,10 @@ int gen_command(const std::vector<std::string>& args) {
     }
     prog.advance(m * (e + (vout ? value_bytes : 0)));
   }
-  out.commit();
-  if (vout) vout->commit();
+  if (vout)
+    io::commit_pair(out, *vout);  // keys and values appear together
+  else
+    out.commit();
   prog.clear();
   return exit_ok;
 }

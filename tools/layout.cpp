@@ -20,7 +20,12 @@ std::string key_spec::str() const {
 key_spec parse_key_spec(const std::string& s) {
   key_spec k;
   if (s.rfind("bytes:", 0) == 0) {
-    const long long L = parse_int(s.substr(6), 1, 255);
+    long long L = 0;
+    try {
+      L = parse_int(s.substr(6), 1, 255);
+    } catch (const usage_error& e) {
+      throw usage_error("the length L of bytes:L " + std::string(e.what()));
+    }
     k.is_bytes = true;
     k.bytes = std::size_t(L);
     return k;
@@ -33,11 +38,11 @@ key_spec parse_key_spec(const std::string& s) {
   try {
     k.type = parse_key_type(name);
   } catch (const usage_error& e) {
-    throw usage_error("key type '" + s + "': " + e.what() + ", or bytes:L");
+    throw usage_error(std::string(e.what()) + ", or bytes:L");
   }
   k.bytes = std::size_t(key_type_bits(k.type) / 8);
   if (!order.empty()) {
-    if (order != "be" && order != "le") throw usage_error("byte order '" + order + "' in '" + s + "' is not be or le");
+    if (order != "be" && order != "le") throw usage_error("byte order '" + order + "' is not be or le");
     k.big_endian = order == "be";
   }
   return k;
@@ -195,7 +200,9 @@ std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std
 const char* const layout_help =
     "What the file holds:\n"
     "  -t, --type T           plain keys of type T: u8 u16 u32 u64 u128 i8 i16 i32\n"
-    "                         i64 i128 f16 bf16 f32 f64 (little-endian), or bytes:L\n"
+    "                         i64 i128 f16 bf16 f32 f64 (little-endian), or bytes:L;\n"
+    "                         also spelled uint32, uint32_t, int8_t, float, float32,\n"
+    "                         double, float64, half, float16, bfloat16, int128, ...\n"
     "      --record-size B    fixed-size records of B bytes ...\n"
     "      --key-offset K     ... whose key starts at byte K (default 0) ...\n"
     "      --key-type T       ... and has type T: a type above, T:be for a\n"
@@ -220,12 +227,15 @@ element_layout layout_options::layout() const {
   if (!record_size.empty()) {
     if (!type.empty()) throw usage_error("--type is for plain key files; records take --key-type");
     if (key_type.empty()) throw usage_error("--record-size needs --key-type (and --key-offset if the key is not first)");
-    const std::uint64_t rb = parse_count(record_size);
-    if (rb == 0 || rb > (std::uint64_t(1) << 24)) throw usage_error("--record-size must be 1..16M bytes");
+    const std::uint64_t rb = option_value("--record-size", record_size, [](const std::string& v) {
+      const std::uint64_t b = parse_count(v);
+      if (b == 0 || b > (std::uint64_t(1) << 24)) throw usage_error("must be 1..16M bytes");
+      return b;
+    });
     l.records = true;
     l.elem_bytes = std::size_t(rb);
-    l.key = parse_key_spec(key_type);
-    l.key_offset = key_offset.empty() ? 0 : std::size_t(parse_count(key_offset));
+    l.key = option_value("--key-type", key_type, parse_key_spec);
+    l.key_offset = key_offset.empty() ? 0 : std::size_t(option_value("--key-offset", key_offset, parse_count));
     if (l.key_offset + l.key.bytes > l.elem_bytes)
       throw usage_error("the key (" + std::to_string(l.key.bytes) + " bytes at offset " + std::to_string(l.key_offset) +
                         ") does not fit in a record of " + std::to_string(l.elem_bytes) + " bytes");
@@ -235,7 +245,7 @@ element_layout layout_options::layout() const {
   if (!type.empty() && !key_type.empty()) throw usage_error("give --type or --key-type, not both");
   const std::string& t = !type.empty() ? type : key_type;
   if (t.empty()) throw usage_error("say what the file holds: --type T, or --record-size B --key-type T");
-  l.key = parse_key_spec(t);
+  l.key = option_value(!type.empty() ? "--type" : "--key-type", t, parse_key_spec);
   l.elem_bytes = l.key.bytes;
   return l;
 }
@@ -245,7 +255,7 @@ order_spec layout_options::order(const element_layout& l) const {
   o.descending = descending;
   if (floats == "total") o.floats = radix::float_order::total;
   if (!bits.empty()) {
-    const auto [a, b] = parse_bit_range(bits, l.key.bits());
+    const auto [a, b] = option_value("--bits", bits, [&](const std::string& v) { return parse_bit_range(v, l.key.bits()); });
     o.begin_bit = a;
     o.end_bit = b;
   }

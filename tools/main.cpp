@@ -39,8 +39,9 @@ void print_main_help() {
       "  -h, --help     this help\n"
       "  --version      print the version and the engines this build can use\n"
       "\n"
-      "Exit status: 0 success, 1 a sort result was wrong, 2 bad command line,\n"
-      "3 could not run (engine unavailable, out of memory, ...).\n"
+      "Exit status: 0 success, 1 a sort result was wrong (or, for check, a file is\n"
+      "out of order), 2 bad command line, 3 could not run (unreadable file, disk\n"
+      "full, engine unavailable, out of memory, ...), 128+N killed by signal N.\n"
       "\n"
       "Example:\n"
       "  radix bench -n 2^24 -t u32        sort 16M random 32-bit keys, verify, compare\n"
@@ -119,7 +120,10 @@ int main(int argc, char** argv) {
   } catch (const radix::error& e) {
     return fail(who, strip_prefix(e.what()), exit_runtime);
   } catch (const std::bad_alloc&) {
-    return fail(who, "out of memory (try a smaller --count)", exit_runtime);
+    return fail(who, std::string("out of memory") + (cmd->name == std::string_view("sort") ? " (try a smaller --memory)"
+                                                       : cmd->name == std::string_view("bench") ? " (try a smaller --count)"
+                                                                                                : ""),
+                exit_runtime);
   } catch (const std::exception& e) {
     return fail(who, e.what(), exit_runtime);
   }

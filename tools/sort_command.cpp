@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "fileio.hpp"
+#include "output.hpp"
 #include "layout.hpp"
 #include "progress.hpp"
 
@@ -38,6 +40,10 @@ namespace radix_cli {
 namespace {
 
 using clk = std::chrono::steady_clock;
+
+/// The merge keeps one buffer per run; beyond this many runs they get too
+/// small to stream well.
+constexpr std::uint64_t max_runs = 4096;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
 
 struct sort_config {
@@ -232,12 +238,15 @@ void column_io(int fd, std::byte* base, std::size_t elem, std::uint64_t b, std::
 struct outputs {
   io::output_file main;
   std::optional<io::output_file> values;
-  explicit outputs(const sort_config& c) : main(c.out) {
-    if (!c.values_out.empty()) values.emplace(c.values_out);
+  explicit outputs(const sort_config& c) : main(c.out, c.tmpdir) {
+    if (!c.values_out.empty()) values.emplace(c.values_out, c.tmpdir);
   }
+  /// Keys and values publish as a pair (output.hpp).
   void commit() {
-    main.commit();
-    if (values) values->commit();
+    if (values)
+      io::commit_pair(main, *values);
+    else
+      main.commit();
   }
 };
 
@@ -490,15 +499,9 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
   const std::uint64_t per_sort = sort_bytes_per_element(c.layout, v);
   // Two slots: one being sorted (data + scratch), one being written and refilled.
   std::uint64_t run_n = c.memory / (per_sort + ev);
-  if (run_n < 2)
-    throw radix::out_of_memory("radix: --memory " + format_bytes(double(c.memory)) + " is too small for elements of " +
-                               std::to_string(ev) + " bytes");
   run_n = std::min(run_n, n);
   st.run_elems = run_n;
   const std::uint64_t runs_n = (n + run_n - 1) / run_n;
-  if (runs_n > 4096)
-    throw radix::out_of_memory("radix: --memory " + format_bytes(double(c.memory)) + " would split this file into " +
-                               std::to_string(runs_n) + " runs (at most 4096 are merged at once): raise --memory");
 
   std::unique_ptr<std::byte[]> slot[2] = {std::unique_ptr<std::byte[]>(new std::byte[run_n * ev]),
                                           std::unique_ptr<std::byte[]>(new std::byte[run_n * ev])};
@@ -589,6 +592,44 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
   st.write = since(t);
 }
 
+/// Where run files go unless --tmpdir says: beside the file OUT replaces, or
+/// $TMPDIR (else /tmp) when OUT is a FIFO or a device.
+std::string default_tmpdir(const std::string& out) {
+  const std::string real = io::follow_links(out);
+  struct stat st {};
+  if (::stat(real.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    const char* t = std::getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+  }
+  return io::dir_of(real);
+}
+
+/// The default budget is half of what the process may use; a --memory above
+/// all of it is honoured but warned about, and one too small for the runs
+/// the merge can take is a usage error.
+void set_memory_budget(sort_config& c, std::uint64_t n) {
+  const io::memory_limit lim = io::usable_memory();
+  const bool given = c.memory != 0;
+  if (!given)
+    c.memory = lim.bytes ? std::max(lim.bytes / 2, std::min<std::uint64_t>(lim.bytes, std::uint64_t(16) << 20))
+                         : std::uint64_t(1) << 30;
+  else if (lim.bytes && c.memory > lim.bytes)
+    std::fprintf(stderr, "radix sort: warning: --memory %s is more than the %s this process may use (%s); the sort may run out of memory\n",
+                 format_bytes(double(c.memory)).c_str(), format_bytes(double(lim.bytes)).c_str(), lim.source.c_str());
+  const std::size_t ev = c.layout.elem_bytes + c.value_bytes;
+  const std::uint64_t per_elem = sort_bytes_per_element(c.layout, c.value_bytes) + ev;  // two run slots
+  if (n * sort_bytes_per_element(c.layout, c.value_bytes) <= c.memory) return;     // sorts in memory
+  // Two elements a run at least, and at most max_runs runs.
+  const std::uint64_t least = std::max<std::uint64_t>(2 * per_elem, (n + max_runs - 1) / max_runs * per_elem);
+  if (c.memory >= least) return;
+  const std::string what = (given ? "--memory " : "the default memory budget ") + format_bytes(double(c.memory)) +
+                           " is too small to sort " + std::to_string(n) + " elements of " + std::to_string(ev) +
+                           " bytes in at most " + std::to_string(max_runs) + " runs: it needs at least " +
+                           format_bytes(double(least));
+  if (given) throw usage_error(what);
+  throw radix::out_of_memory("radix: " + what);
+}
+
 const char* const sort_help_text =
     "Usage: radix sort IN -o OUT [options]\n"
     "\n"
@@ -597,6 +638,21 @@ const char* const sort_help_text =
     "order, and the same elements as IN by checksum); until then it is written to\n"
     "an invisible file in OUT's folder, and IN is only read. On any error or\n"
     "signal, nothing is written and IN is untouched.\n"
+    "\n"
+    "What OUT can be:\n"
+    "  - a new or existing regular file: replaced in one step (rename); a replaced\n"
+    "    file keeps its mode and, where allowed, its owner and group; a new one\n"
+    "    gets 0666 minus the umask;\n"
+    "  - a symbolic link: the file it points to is replaced, the link stays;\n"
+    "  - a FIFO, a device or another file that is not regular: it cannot be\n"
+    "    replaced atomically, so the verified result is written straight into it\n"
+    "    at the end (kept meanwhile in a nameless file in --tmpdir); a reader that\n"
+    "    goes away, or a signal, leaves it with part of the output.\n"
+    "With --values, the keys and values outputs commit as a pair: a crash at any\n"
+    "moment leaves both old files or both new ones. A commit cut short between its\n"
+    "two renames (kill -9, power loss) is completed by the next `radix sort`,\n"
+    "`radix gen` or `radix recover` in that folder, which also remove temporary\n"
+    "files left by processes that are gone.\n"
     "\n";
 
 const char* const sort_help_tail =
@@ -618,11 +674,14 @@ const char* const sort_help_tail =
     "      --threads T        CPU engine threads (default 0: all)\n"
     "\n"
     "Larger than memory:\n"
-    "      --memory M         memory budget (default: half the available memory),\n"
-    "                         e.g. 512M or 8G. Input that does not fit is sorted in\n"
-    "                         runs that do, written to temporary files, and merged.\n"
+    "      --memory M         memory budget, e.g. 512M, 1.5G or 8G (default: half\n"
+    "                         of what this process may use: the smallest of the\n"
+    "                         available memory, ulimit -v / -d and the cgroup's\n"
+    "                         limit). Input that does not fit is sorted in runs\n"
+    "                         that do, written to temporary files, and merged.\n"
     "      --tmpdir DIR       folder for the temporary run files (default: OUT's\n"
-    "                         folder). They have no name and vanish with the\n"
+    "                         folder; $TMPDIR or /tmp when OUT is not a regular\n"
+    "                         file). They have no name and vanish with the\n"
     "                         process, however it ends.\n"
     "\n"
     "Output:\n"
@@ -687,9 +746,12 @@ int sort_command(const std::vector<std::string>& args) {
     throw usage_error("--values-out must not name the input or the output file");
   if (!c.values_in.empty() && (c.out == c.values_in || io::same_file(c.out, c.values_in)))
     throw usage_error("-o must not name the values file");
-  if (c.tmpdir.empty()) c.tmpdir = io::dir_of(c.out);
+  if (c.tmpdir.empty()) c.tmpdir = default_tmpdir(c.out);
 
-  io::install_signal_handlers("radix sort");
+  io::install_signal_handlers("radix sort", "the input is untouched");
+  // Interrupted pair commits and temporaries of earlier runs that died.
+  io::recover_folders("radix sort", {io::dir_of(io::follow_links(c.out)), c.tmpdir,
+                                     c.values_out.empty() ? c.tmpdir : io::dir_of(io::follow_links(c.values_out))});
   const auto t0 = clk::now();
   sort_stats st;
 
@@ -721,7 +783,7 @@ int sort_command(const std::vector<std::string>& args) {
     throw radix::engine_unavailable(std::string("radix: engine ") +
                                     (c.eng == radix::engine::cuda ? "cuda" : c.eng == radix::engine::opencl ? "opencl" : "cpu") +
                                     " is not available on this machine (see 'radix --version')");
-  if (c.memory == 0) c.memory = std::max<std::uint64_t>(io::available_memory() / 2, std::uint64_t(64) << 20);
+  set_memory_budget(c, n);
   st.budget = c.memory;
 
   progress prog(!c.quiet && (c.force_progress || ::isatty(2)));

@@ -305,8 +305,12 @@ TEST(Codec, KeyFormsAgreeWithTheCodecWherePicked) {
             const U x = i < 4 ? U(i == 0 ? U(0) : i == 1 ? U(~U(0)) : i == 2 ? U(U(1) << (sizeof(U) * 8 - 1)) : U(1))
                               : U(r());
             ASSERT_EQ(ordered_as<key_form::canonical>(c, x), c.canonical(x)) << hex(x);
-            if (c.linear()) ASSERT_EQ(ordered_as<key_form::linear>(c, x), c(x)) << hex(x);
-            if (!c.canon) ASSERT_EQ(ordered_as<key_form::biased>(c, x), c(x)) << hex(x);
+            if (c.linear()) {
+              ASSERT_EQ(ordered_as<key_form::linear>(c, x), c(x)) << hex(x);
+            }
+            if (!c.canon) {
+              ASSERT_EQ(ordered_as<key_form::biased>(c, x), c(x)) << hex(x);
+            }
           }
         }
     });

@@ -5,7 +5,7 @@
 # temporary file is left behind.
 #
 #   file_sort.sh RADIX_BINARY SECTION WORKDIR
-# SECTION: keys | records | values | external | errors | signals
+# SECTION: keys | records | values | external | errors | signals | commit | outputs
 set -u -o pipefail
 R=$1
 SECTION=$2
@@ -32,7 +32,7 @@ one_line() {
   local lines
   lines=$(grep -c . last.err)
   [ "$lines" = 1 ] || bad "expected one line on stderr, got $lines: $(cat last.err)"
-  grep -q "$1" last.err || bad "stderr does not mention '$1': $(cat last.err)"
+  grep -q -- "$1" last.err || bad "stderr does not mention '$1': $(cat last.err)"
 }
 # No file other than the listed ones in the work folder (temporaries included).
 only_files() {
@@ -186,6 +186,17 @@ errors)
     run 3 sort unreadable -o out -t u32 && one_line "Permission denied"
     rm -f unreadable
   fi
+  # Option values: the error names the option and the real reason.
+  run 2 sort in.u32 -o out -t bytes:0 && one_line "for --type: the length L of bytes:L"
+  run 2 sort in.u32 -o out --record-size -8 --key-type u32 && one_line "for --record-size: must not be negative"
+  run 2 sort in.u32 -o out -t u32 --memory 1X && one_line "unknown unit 'X'"
+  run 2 sort in.u32 -o out -t u32 --memory 0.1K && one_line "not a whole number"
+  run 2 sort in.u32 -o out -t u32 --memory 0 && one_line "--memory"
+  run 2 sort in.u32 -o out -t u32 --memory 1 && one_line "--memory 1 B is too small"
+  run 0 sort in.u32 -o out -t u32 --memory 1.5G
+  run 0 sort in.u32 -o out -t u32 --memory 1P
+  run 0 sort in.u32 -o out -t u32 --memory 64KiB
+  rm -f out
   cmp -s in.u32 in.orig || bad "the input changed"
   only_files in.u32 in.orig odd
   # Disk full (a file-size limit makes writes fail the same way): in memory and in runs.
@@ -233,6 +244,200 @@ signals)
   st=$?
   if [ "$st" != 0 ]; then cmp -s sig.u64 sig.orig || bad "SIGTERM on a sort in place: the input changed"; fi
   only_files sig.u64 sig.orig
+  ;;
+commit)
+  # Kill -9 at every step of a commit (RADIX_CLI_KILL_AT_STEP=K), for a single
+  # output and for keys + values pairs: in place, into existing files, with the
+  # values in another folder, and from `radix gen`. After each kill: the pair
+  # is both old or both new, or a commit record says which way it goes; after
+  # the next run (or `radix recover`): both old or both new and nothing left.
+  mkdir -p other
+  run 0 gen k0 -n 30000 -t u32 -d few-unique:300 --values v0 --value-size 8 --seed 11
+  run 0 sort k0 -o k.new -t u32 --values v0 --values-out v.new
+  # state KEYS VALUES: "old", "new" or "mixed" (against k0/v0 and k.new/v.new)
+  state() {
+    if cmp -s "$1" k0 && cmp -s "$2" v0; then echo old
+    elif cmp -s "$1" k.new && cmp -s "$2" v.new; then echo new
+    else echo mixed; fi
+  }
+  records() { ls -A "$@" 2>/dev/null | grep -c '^\.radix-commit-'; }
+  # one_case NAME KEYS VALUES RECOVER_DIRS... -- SORT_ARGS...
+  one_case() {
+    local name=$1 kf=$2 vf=$3 dirs=() k st before after
+    shift 3
+    while [ "$1" != -- ]; do dirs+=("$1"); shift; done
+    shift
+    for k in $(seq 1 12); do
+      cp k0 "$kf"; cp v0 "$vf"; chmod 640 "$kf"
+      { RADIX_CLI_KILL_AT_STEP=$k "$R" "$@" >last.out 2>last.err; } 2>/dev/null  # (no "Killed" from bash)
+      st=$?
+      before=$(state "$kf" "$vf")
+      if [ "$st" = 0 ]; then
+        [ "$before" = new ] || bad "$name: finished (k=$k) but the pair is $before"
+        break
+      fi
+      [ "$st" = 137 ] || { bad "$name k=$k: exit $st: $(cat last.err)"; break; }
+      if [ "$before" = mixed ] && [ "$(records "${dirs[@]}")" = 0 ]; then
+        bad "$name k=$k: keys and values do not match and no commit record says how to finish"
+      fi
+      # Recover through one folder only at first (the record may have a copy in each).
+      if [ $((k % 2)) = 0 ]; then "$R" recover "${dirs[@]}" >last.out 2>last.err || bad "$name k=$k: recover failed"
+      else "$R" recover "${dirs[-1]}" >last.out 2>last.err && "$R" recover "${dirs[@]}" >>last.out 2>&1 || bad "$name k=$k: recover failed"; fi
+      after=$(state "$kf" "$vf")
+      [ "$after" != mixed ] || bad "$name k=$k: after recovery the pair is mixed ($(cat last.out))"
+      [ "$before" = mixed ] && [ "$after" != new ] && bad "$name k=$k: a started commit was rolled back"
+      [ "$(stat -c %a "$kf")" = 640 ] || bad "$name k=$k: the keys file's mode is $(stat -c %a "$kf"), not 640"
+      local left
+      left=$(ls -A "${dirs[@]}" | grep -E '^\.(radix|.*\.radix-)' | tr '\n' ' ')
+      [ -z "$left" ] || bad "$name k=$k: left behind: $left"
+    done
+    [ "$k" -gt 3 ] || bad "$name: only $k commit steps were tried"
+    say "$name: killed at each of $((k - 1)) commit steps, the pair was never mixed after recovery"
+  }
+  one_case in-place k v . -- sort k -o k -t u32 --values v --values-out v
+  cp k0 src.k && cp v0 src.v
+  one_case existing out.k out.v . -- sort src.k -o out.k -t u32 --values src.v --values-out out.v
+  one_case two-folders out.k other/out.v . other -- sort src.k -o out.k -t u32 --values src.v --values-out other/out.v
+  one_case runs-and-merge out.k out.v . -- sort src.k -o out.k -t u32 --values src.v --values-out out.v --memory 64K --tmpdir .
+  # File systems without O_TMPFILE: the temporaries have hidden names from the start.
+  RADIX_CLI_NO_TMPFILE=1 one_case no-tmpfile out.k other/out.v . other -- sort src.k -o out.k -t u32 --values src.v --values-out other/out.v
+  # The next sort (not only `radix recover`) completes an interrupted commit.
+  cp k0 k && cp v0 v
+  { RADIX_CLI_KILL_AT_STEP=5 "$R" sort k -o k -t u32 --values v --values-out v >/dev/null 2>&1; } 2>/dev/null
+  [ "$(state k v)" = mixed ] || bad "kill at step 5 was expected between the two renames: $(state k v)"
+  run 0 sort k0 -o unrelated -t u32
+  grep -q "completed the interrupted commit" last.err || bad "the next sort did not say it completed the commit: $(cat last.err)"
+  [ "$(state k v)" = new ] || bad "the next sort did not complete the interrupted commit"
+  # `radix gen` commits keys and values as a pair too.
+  run 0 gen g.new -n 5000 -t u64 --values gv.new --seed 3
+  for k in 1 2 3 4 5 6 7; do
+    run 0 gen g -n 4000 -t u32 --values gv --seed 4
+    { RADIX_CLI_KILL_AT_STEP=$k "$R" gen g -n 5000 -t u64 --values gv --seed 3 >/dev/null 2>&1; } 2>/dev/null
+    "$R" recover . >/dev/null
+    if cmp -s g g.new; then cmp -s gv gv.new || bad "gen k=$k: new keys with old values"
+    else cmp -s gv gv.new && bad "gen k=$k: old keys with new values"; fi
+  done
+  # A single output: old or new at every step, never a temporary left after the next run.
+  run 0 sort k0 -o s.new -t u32
+  for k in 1 2 3 4; do
+    cp k0 s
+    { RADIX_CLI_KILL_AT_STEP=$k "$R" sort s -o s -t u32 >/dev/null 2>&1; } 2>/dev/null
+    cmp -s s k0 || cmp -s s s.new || bad "single output k=$k: neither old nor new"
+    run 0 sort k0 -o unrelated -t u32
+    [ -z "$(ls -A | grep radix-)" ] || bad "single output k=$k: temporaries left: $(ls -A | grep radix-)"
+  done
+  # A signal during the commit waits for it, and the message says the output is complete.
+  for k in 1 2 3 4 5 6; do
+    cp k0 k && cp v0 v
+    RADIX_CLI_KILL_AT_STEP=$k:15 "$R" sort k -o k -t u32 --values v --values-out v >last.out 2>last.err
+    st=$?
+    [ "$st" = 143 ] || bad "SIGTERM at commit step $k: exit $st"
+    [ "$(state k v)" = new ] || bad "SIGTERM at commit step $k: the pair is $(state k v)"
+    one_line "after the output was complete"
+  done
+  ;;
+outputs)
+  run 0 gen in.u32 -n 20000 -t u32 --seed 21
+  run 0 sort in.u32 -o want -t u32
+  # A symbolic link: its target is replaced, the link stays a link.
+  printf 'old' >target
+  ln -s target link
+  run 0 sort in.u32 -o link -t u32
+  [ -L link ] || bad "the symbolic link was replaced by a file"
+  cmp -s target want || bad "the link's target was not sorted into"
+  ln -s sub/new dangling && mkdir sub
+  run 0 sort in.u32 -o dangling -t u32
+  [ -L dangling ] && cmp -s sub/new want || bad "a dangling link's target was not created"
+  ln -s loop1 loop2 && ln -s loop2 loop1
+  run 3 sort in.u32 -o loop1 -t u32 && one_line "symbolic links"
+  # A FIFO with a reader: written straight into, stays a FIFO.
+  mkfifo fifo
+  cat fifo >from-fifo &
+  reader=$!
+  run 0 sort in.u32 -o fifo -t u32
+  wait $reader
+  [ -p fifo ] || bad "the FIFO was replaced"
+  cmp -s from-fifo want || bad "the FIFO's reader did not get the sorted output"
+  cat fifo >from-fifo &
+  reader=$!
+  run 0 gen fifo -n 1000 -t u16
+  wait $reader
+  [ "$(stat -c %s from-fifo)" = 2000 ] || bad "gen into a FIFO: $(stat -c %s from-fifo) bytes"
+  # A reader that goes away: an error naming the output, exit 3.
+  (exec 3<fifo; head -c 10 <&3 >/dev/null) &
+  run 3 sort in.u32 -o fifo -t u32 && one_line "fifo"
+  wait
+  # A character device (made here, so only as root).
+  if [ "$(id -u)" = 0 ] && mknod null c 1 3 2>/dev/null; then
+    run 0 sort in.u32 -o null -t u32
+    [ -c null ] || bad "the character device was replaced by a file"
+    run 0 gen null -n 100 -t u32
+    [ -c null ] || bad "gen replaced the character device"
+    rm -f null
+  else
+    say "skipped: the character-device output test needs root and mknod (uid $(id -u))"
+  fi
+  # Modes: an in-place sort of a 0600 file keeps 0600; a replaced 0640 file keeps
+  # 0640; a new file gets 0666 & ~umask.
+  cp in.u32 private && chmod 600 private
+  run 0 sort private -o private -t u32
+  [ "$(stat -c %a private)" = 600 ] || bad "in place: 0600 became $(stat -c %a private)"
+  printf 'x' >shared && chmod 640 shared
+  run 0 sort in.u32 -o shared -t u32
+  [ "$(stat -c %a shared)" = 640 ] || bad "replaced: 0640 became $(stat -c %a shared)"
+  (umask 027 && "$R" sort in.u32 -o fresh -t u32) || bad "sort into a new file failed"
+  [ "$(stat -c %a fresh)" = 640 ] || bad "new file with umask 027: mode $(stat -c %a fresh), expected 640"
+  cp in.u32 tv && chmod 604 tv
+  run 0 gen tv -n 100 -t u8
+  [ "$(stat -c %a tv)" = 604 ] || bad "gen over a 0604 file: mode $(stat -c %a tv)"
+  if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
+    cp in.u32 owned && chown nobody:"$(id -gn nobody)" owned && chmod 660 owned
+    run 0 sort owned -o owned -t u32
+    [ "$(stat -c %U:%a owned)" = "nobody:660" ] || bad "owner or mode not kept: $(stat -c %U:%G:%a owned)"
+  else
+    say "skipped: keeping another user's ownership needs root and a user 'nobody'"
+  fi
+  # Temporaries of processes that are gone are removed by the next run; those
+  # of a live process are not.
+  sleep 0 & dead=$!
+  wait $dead
+  sleep 30 & live=$!
+  printf 'x' >".out.radix-tmp-$dead" && printf 'x' >".out.radix-tmp-$dead-abc123" && printf 'x' >".radix-run-$dead-xyz"
+  printf 'x' >".out.radix-tmp-$live"
+  run 0 sort in.u32 -o out -t u32
+  [ ! -e ".out.radix-tmp-$dead" ] && [ ! -e ".out.radix-tmp-$dead-abc123" ] && [ ! -e ".radix-run-$dead-xyz" ] ||
+    bad "temporaries of a dead process were left: $(ls -A | grep radix-)"
+  grep -q "removed .*radix-tmp-$dead" last.err || bad "the removal was not reported: $(cat last.err)"
+  [ -e ".out.radix-tmp-$live" ] || bad "a live process's temporary was removed"
+  kill $live 2>/dev/null
+  wait $live 2>/dev/null
+  rm -f ".out.radix-tmp-$live"
+  # The memory budget follows ulimit -v: a sort that does not fit sorts in runs.
+  # The limits leave 100 MB beyond what an idle radix maps (measured on one
+  # that waits to open a FIFO): too little to sort this 64 MiB file in memory.
+  run 0 gen big.u64 -n 8M -t u64
+  "$R" gen fifo -n 1 -t u8 &
+  idle=$!
+  sleep 0.5
+  vm=$(awk '/^VmSize:/ {print $2}' /proc/$idle/status)
+  data=$(awk '/^VmData:/ {print $2}' /proc/$idle/status)
+  cat fifo >/dev/null
+  wait $idle
+  (ulimit -v $((vm + 100000)) && "$R" sort big.u64 -o big.out -t u64 --stats >last.out 2>last.err)
+  st=$?
+  [ "$st" = 0 ] || bad "under ulimit -v $((vm + 100000)): exit $st: $(cat last.err)"
+  grep -q "runs of up to" last.err || bad "under ulimit -v: expected runs and a merge: $(cat last.err)"
+  (ulimit -v $((vm + 100000)) && "$R" sort big.u64 -o big.out -t u64 --memory 1G -q >last.out 2>last.err)
+  grep -q "warning: --memory 1.0 GiB is more than" last.err || bad "no warning for --memory above the limit: $(cat last.err)"
+  if command -v prlimit >/dev/null; then
+    prlimit --data=$(((data + 100000) * 1024)) "$R" sort big.u64 -o big.out -t u64 --stats >last.out 2>last.err ||
+      bad "under RLIMIT_DATA: $(cat last.err)"
+    grep -q "runs of up to" last.err || bad "under RLIMIT_DATA: expected runs and a merge: $(cat last.err)"
+  else
+    say "skipped: prlimit is not installed (util-linux)"
+  fi
+  run 0 check big.out -t u64 --same-as big.u64
+  rm -f big.u64 big.out
   ;;
 *)
   say "unknown section $SECTION"
