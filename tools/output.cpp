@@ -61,6 +61,7 @@ void fsync_dir(const std::string& dir) {
 enum phase : int {
   writing,     // nothing visible yet: temporaries are removed, nothing was written
   committing,  // renames under way: the signal waits for the commit to finish
+  cut_short,   // a commit failed after its record was written: recovery finishes it
   streaming,   // a FIFO or device is receiving the verified result
   committed,   // every output is in place
 };
@@ -118,6 +119,9 @@ void write_str(const char* s) {
     case committed:
       write_str(" after the output was complete: it is in place, sorted and verified\n");
       break;
+    case cut_short:
+      write_str(" after a commit failed half-way: 'radix recover' in the output's folder completes it\n");
+      break;
     default:
       write_str("; no output was written");
       if (*g_note) {
@@ -140,11 +144,26 @@ extern "C" void on_signal(int sig) {
   report_signal_and_exit(sig);
 }
 
-void begin_commit() { g_phase.store(committing); }
-void end_commit() {
-  g_phase.store(committed);
-  if (const int sig = g_pending.exchange(0)) report_signal_and_exit(sig);
-}
+/// Holds signals for the length of a commit. If the commit throws, the phase
+/// says what is on disk (nothing yet, or a record that recovery completes),
+/// and a signal that arrived meanwhile is acted on then.
+class commit_scope {
+ public:
+  commit_scope() { g_phase.store(committing); }
+  commit_scope(const commit_scope&) = delete;
+  ~commit_scope() {
+    g_phase.store(done_ ? committed : recorded_ ? cut_short : writing);
+    if (const int sig = g_pending.exchange(0)) {
+      if (!done_ && !recorded_) on_signal(sig);  // removes the temporaries
+      report_signal_and_exit(sig);
+    }
+  }
+  void recorded() { recorded_ = true; }
+  void done() { done_ = true; }
+
+ private:
+  bool recorded_ = false, done_ = false;
+};
 
 // ---- the fault-injection hook of the tests ---------------------------------------------
 // RADIX_CLI_KILL_AT_STEP=K[:SIG] sends the process signal SIG (default 9,
@@ -247,7 +266,7 @@ output_file::output_file(const std::string& target, const std::string& spill_dir
 }
 
 output_file::~output_file() {
-  if (!committed_ && !named_.empty()) {
+  if (!committed_ && !kept_for_record_ && !named_.empty()) {
     ::unlink(named_.c_str());
     unregister_named(named_);
   }
@@ -336,7 +355,7 @@ void output_file::commit() {
     stream_into_target();
     return;
   }
-  begin_commit();
+  commit_scope scope;
   make_durable();
   commit_step();
   give_name();
@@ -344,7 +363,7 @@ void output_file::commit() {
   publish();
   commit_step();
   fsync_dir(dir_);
-  end_commit();
+  scope.done();
 }
 
 // ---- the pair commit ------------------------------------------------------------------
@@ -441,7 +460,7 @@ void commit_pair(output_file& keys, output_file& values) {
     second.commit();
     return;
   }
-  begin_commit();
+  commit_scope scope;
   keys.make_durable();
   values.make_durable();
   commit_step();
@@ -460,15 +479,26 @@ void commit_pair(output_file& keys, output_file& values) {
   if (!one_folder) r.copies.push_back(absolute(values.dir_ + "/" + name));
   r.renames = {{absolute(keys.named_), absolute(keys.final_)}, {absolute(values.named_), absolute(values.final_)}};
   const std::string text = encode(r);
-  for (const auto& c : r.copies) {
-    write_record(c, text);
+  for (std::size_t i = 0; i < r.copies.size(); ++i) {
+    if (i + 1 == r.copies.size()) {
+      // From the last copy on, the temporaries belong to the record: they must
+      // outlive a failure here, for recovery to complete the pair.
+      keys.kept_for_record_ = values.kept_for_record_ = true;
+      scope.recorded();
+    }
+    write_record(r.copies[i], text);
     commit_step();
   }
 
-  keys.publish();
-  commit_step();
-  values.publish();
-  commit_step();
+  try {
+    keys.publish();
+    commit_step();
+    values.publish();
+    commit_step();
+  } catch (const io_error& e) {
+    throw io_error(std::string(e.what()) + "; the pair is recorded: 'radix recover " + keys.dir_ +
+                   "' completes it once the cause is fixed");
+  }
   fsync_dir(keys.dir_);
   if (!one_folder) fsync_dir(values.dir_);
 
@@ -477,7 +507,7 @@ void commit_pair(output_file& keys, output_file& values) {
     fsync_dir(dir_of(*c));
     commit_step();
   }
-  end_commit();
+  scope.done();
 }
 
 // ---- recovery ------------------------------------------------------------------------
@@ -537,6 +567,7 @@ std::string pair_names(const commit_record& r) {
 std::vector<std::string> recover(const std::string& dir, bool dry_run, bool temporaries) {
   std::vector<std::string> out, records;
   std::set<std::pair<dev_t, ino_t>> claimed;  // temporaries a record renames (dry run: not stale)
+  std::set<long> kept_pids;                     // processes whose temporaries a record still needs
   const auto identity = [](const std::string& p) {
     struct stat st {};
     return ::lstat(p.c_str(), &st) == 0 ? std::pair(st.st_dev, st.st_ino) : std::pair(dev_t(0), ino_t(0));
@@ -566,6 +597,23 @@ std::vector<std::string> recover(const std::string& dir, bool dry_run, bool temp
     if (!decode(read_small_file(path), r)) {
       out.push_back(path + ": not a whole commit record; " + (dry_run ? "would remove it" : "removed it"));
       if (!dry_run) ::unlink(path.c_str());
+      continue;
+    }
+    // A record that does not name this very file was moved with its folder.
+    // With one folder for everything, its paths move along; otherwise they
+    // lead elsewhere, so touch nothing it names.
+    if (r.copies.size() == 1 && r.copies[0] != absolute(path)) {
+      const std::string from = dir_of(r.copies[0]), to = dir_of(absolute(path));
+      const auto rebase = [&](std::string& p) {
+        if (dir_of(p) == from) p = to + "/" + base_of(p);
+      };
+      rebase(r.copies[0]);
+      for (auto& [a, b] : r.renames) rebase(a), rebase(b);
+    }
+    if (std::find(r.copies.begin(), r.copies.end(), absolute(path)) == r.copies.end()) {
+      out.push_back(path + ": a commit record of process " + std::to_string(pid) +
+                    " whose paths name other folders (was the folder moved?); left as it is, with its temporaries");
+      kept_pids.insert(pid);
       continue;
     }
     const bool every_copy = std::all_of(r.copies.begin(), r.copies.end(), [](const std::string& c) { return exists(c); });
@@ -602,7 +650,7 @@ std::vector<std::string> recover(const std::string& dir, bool dry_run, bool temp
   for (const auto& [name, pid] : stale) {
     const std::string path = dir + "/" + name;
     if (!temporaries) break;
-    if (!process_gone(pid) || !exists(path) || claimed.count(identity(path))) continue;  // a record renames it
+    if (!process_gone(pid) || !exists(path) || claimed.count(identity(path)) || kept_pids.count(pid)) continue;
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     if (dry_run) {

@@ -72,6 +72,7 @@ class output_file {
   uid_t uid_ = 0;
   gid_t gid_ = 0;
   bool committed_ = false;
+  bool kept_for_record_ = false;  // a pair commit's record names the temporary
 };
 
 /// Commits a keys output and its values output as a pair: a crash or a

@@ -308,6 +308,14 @@ commit)
   run 0 sort k0 -o unrelated -t u32
   grep -q "completed the interrupted commit" last.err || bad "the next sort did not say it completed the commit: $(cat last.err)"
   [ "$(state k v)" = new ] || bad "the next sort did not complete the interrupted commit"
+  # A folder moved between the crash and the recovery: the record follows it.
+  mkdir -p before && cp k0 before/k && cp v0 before/v
+  { RADIX_CLI_KILL_AT_STEP=5 "$R" sort before/k -o before/k -t u32 --values before/v --values-out before/v >/dev/null 2>&1; } 2>/dev/null
+  mv before after
+  run 0 recover after
+  [ "$(state after/k after/v)" = new ] || bad "moved folder: the pair is $(state after/k after/v) after recovery: $(cat last.out)"
+  [ -z "$(ls -A after | grep radix-)" ] || bad "moved folder: left behind: $(ls -A after | grep radix-)"
+  rm -rf after
   # `radix gen` commits keys and values as a pair too.
   run 0 gen g.new -n 5000 -t u64 --values gv.new --seed 3
   for k in 1 2 3 4 5 6 7; do
