@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots radix_algorithms_bench's CSV (issue 4): throughput (GKeys/s) against N
+"""Plots radix_algorithms_bench's CSV: throughput (GKeys/s) against N
 (log scale) for every CUDA algorithm variant and CUB, one panel per workload
 (u32 keys, u32/u32 pairs), for one input distribution (uniform by default).
 

@@ -1,7 +1,8 @@
 // radix CLI — `radix calibrate`: time every CUDA sort variant on this GPU and
 // record the fastest per workload and size in the tuning cache that
-// algorithm::automatic reads (seed 000 §5, Ha et al.: "a calibration
-// procedure consisting of a few sorts to select the best approach"; issue 4).
+// algorithm::automatic reads (Ha, Krüger & Silva 2009, "Fast 4-way parallel
+// radix sorting on GPUs", §5: "a calibration procedure consisting of a few
+// sorts to select the best approach").
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>

@@ -1,7 +1,8 @@
 // radix CLI — `radix sort IN -o OUT`: sorts a file of keys or fixed-size
 // records (optionally with a parallel value file) on any engine.
 //
-// Records sort as key + index followed by a gather (seed 000 §4.7; the
+// Records sort as key + index followed by a gather (Ha, Krüger & Silva 2009,
+// "Fast 4-way parallel radix sorting on GPUs", §4.7; the
 // library's sort_records). Data larger than the memory budget is sorted in
 // runs that fit, written to nameless temporary files, and merged by a
 // streaming k-way merge; reading and writing one run overlaps sorting the
@@ -64,7 +65,7 @@ struct sort_stats {
 };
 
 /// Host bytes one element needs while a block is sorted in memory: the data
-/// plus the library's scratch (design.md: n x (key + value) for keys and
+/// plus the library's scratch (README.md, "Scratch memory": n x (key + value) for keys and
 /// pairs; records add the key, index and gather copies).
 std::uint64_t sort_bytes_per_element(const element_layout& l, std::size_t v) {
   const std::uint64_t e = l.elem_bytes;

@@ -93,7 +93,8 @@ __device__ unsigned long long warp_sum(unsigned long long v) {
   return v;
 }
 
-// The walk of seed 000 §6.1 from min endpoint p: the endpoints after p whose
+// The walk of Ha, Krüger & Silva 2009 ("Fast 4-way parallel radix sorting on
+// GPUs"), §6.1, from min endpoint p: the endpoints after p whose
 // key is at most p's x max are exactly the boxes whose x min lies in p's x
 // range (ties included), so every x-overlapping pair is met once, from the
 // box whose min endpoint sorts first. Neighbouring threads walk overlapping

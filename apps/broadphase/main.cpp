@@ -1,5 +1,5 @@
 // radix_broadphase — broad-phase collision detection by sweep and prune,
-// after seed 000 (Ha, Krüger, Silva, "Fast 4-way parallel radix sorting on
+// after Ha, Krüger & Silva 2009 ("Fast 4-way parallel radix sorting on
 // GPUs"), §6.1 and Fig. 6.
 //
 // Every object's axis-aligned box gives two endpoint records along x (its
@@ -35,7 +35,7 @@ namespace {
 
 using apps::usage_error;
 
-const char* help_text = R"(radix_broadphase: sweep-and-prune broad phase (seed 000 §6.1, Fig. 6) on the radix engines.
+const char* help_text = R"(radix_broadphase: sweep-and-prune broad phase (Ha, Krüger & Silva 2009, §6.1, Fig. 6) on the radix engines.
 
 usage: radix_broadphase [options]
   -n, --objects LIST  object counts: comma-separated (16K,1M,2^20,1e6) and/or
@@ -314,7 +314,7 @@ int main(int argc, char** argv) {
   }
 
   std::ostringstream head;
-  head << "# Broad phase by sweep and prune (seed 000 §6.1, Fig. 6): scene " << bp::scene_name(c.scene) << "\n\n"
+  head << "# Broad phase by sweep and prune (Ha, Krüger & Silva 2009, §6.1, Fig. 6): scene " << bp::scene_name(c.scene) << "\n\n"
        << "- date: " << utc_now() << "\n- command: `" << a.command << "`\n- objects:";
   for (auto n : c.sizes) head << " " << n;
   head << "; " << c.density << " per unit of x length; " << c.frames << " frames each"

@@ -1,6 +1,7 @@
 // Pictures: one frame of a scene (boxes projected on x-y or x-z, the boxes
 // in a detected pair filled, a line between the centres of each pair), and
-// the time per frame against N on log-log axes (seed 000 Fig. 6's shape).
+// the time per frame against N on log-log axes (the shape of Fig. 6 of Ha,
+// Krüger & Silva 2009, "Fast 4-way parallel radix sorting on GPUs").
 #include "render.hpp"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// The scenes (seed 000 Fig. 1): boxes of varied sizes dropped into a long
+// The scenes (Ha, Krüger & Silva 2009, "Fast 4-way parallel radix sorting
+// on GPUs", Fig. 1): boxes of varied sizes dropped into a long
 // open box, and small particles raining onto a landscape. Both are long
 // along x, the sweep axis, with a fixed number of objects per unit of x
 // length (config::density), so that the overlaps along x per object, and

@@ -1,5 +1,5 @@
-// radix_lbvh — linear BVH construction for ray tracing, after seed 002
-// (García et al., "Fast data parallel radix sort implementation in DirectX 11
+// radix_lbvh — linear BVH construction for ray tracing, after García,
+// Alvizo, Olivares & Ramos 2014 ("Fast data parallel radix sort implementation in DirectX 11
 // Compute Shader to accelerate ray tracing algorithms"), §VI and Table I.
 //
 // Every frame rebuilds the BVH from scratch: scene bounds, Morton codes of
@@ -35,7 +35,7 @@ namespace {
 
 using apps::usage_error;
 
-const char* help_text = R"(radix_lbvh: linear BVH rebuild + ray tracing (seed 002 §VI, Table I) on the radix engines.
+const char* help_text = R"(radix_lbvh: linear BVH rebuild + ray tracing (García et al. 2014, §VI, Table I) on the radix engines.
 
 usage: radix_lbvh [options]
   -m, --mesh LIST     meshes, comma-separated (default bunny,dragon,welsh):
@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
   }
 
   std::ostringstream head;
-  head << "# LBVH rebuild + ray tracing (seed 002 §VI, Table I)\n\n"
+  head << "# LBVH rebuild + ray tracing (García et al. 2014, §VI, Table I)\n\n"
        << "- date: " << utc_now() << "\n- command: `" << a.command << "`\n"
        << "- Morton codes: " << c.bits << " bits (" << c.bits / 3 << " per axis) of triangle centroids; sort of (code, "
        << "uint32 triangle index) pairs on bits [0, " << c.bits << ")\n- image " << c.width << "×" << c.height

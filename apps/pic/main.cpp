@@ -1,4 +1,4 @@
-// radix_pic — Particle-In-Cell sorting, after seed 001 (Helluy, "A portable
+// radix_pic — Particle-In-Cell sorting, after Helluy 2011 ("A portable
 // implementation of the radix sort algorithm in OpenCL"), §4.2 and Table 7.
 //
 // A 2-D PIC step on the periodic unit square: particles (x, y, u, v) from
@@ -35,7 +35,7 @@ namespace {
 
 using apps::usage_error;
 
-const char* help_text = R"(radix_pic: Particle-In-Cell sorting (seed 001 §4.2, Table 7) on the radix engines.
+const char* help_text = R"(radix_pic: Particle-In-Cell sorting (Helluy 2011, §4.2, Table 7) on the radix engines.
 
 usage: radix_pic [options]
   -n, --particles N   particles (default 8M = 2^23; accepts 65536, 64K, 8M, 2^23, 1e6)
@@ -303,7 +303,7 @@ int main(int argc, char** argv) {
   }
 
   std::ostringstream head;
-  head << "# PIC sorting (seed 001 §4.2, Table 7): " << c.n << " particles, " << c.grid.nx << "×" << c.grid.ny
+  head << "# PIC sorting (Helluy 2011, §4.2, Table 7): " << c.n << " particles, " << c.grid.nx << "×" << c.grid.ny
        << " grid\n\n"
        << "- date: " << utc_now() << "\n- command: `" << a.command << "`\n"
        << "- particles " << c.n << " (x, y, u, v: van der Corput bases 2, 3, 5, 7"

@@ -64,7 +64,8 @@ struct grid2d {
   int cell_bits = 10;  ///< bits the cell index needs: ceil(log2(nx * ny))
 };
 
-/// Seed 001 §4.2: x' = x + u/32 mod 1 on a 32 x 32 grid; here u/nx (v/ny), so
+/// Helluy 2011 ("A portable implementation of the radix sort algorithm in
+/// OpenCL"), §4.2: x' = x + u/32 mod 1 on a 32 x 32 grid; here u/nx (v/ny), so
 /// that a particle stays in its cell or moves to a neighbour on any grid.
 /// x + d < 2, so subtracting 1 is exact. Both values are computed and one is
 /// selected, so that the host compiler can vectorise the loop.
@@ -80,7 +81,7 @@ PIC_HD int cell_coord(float x, float fn, int n) {
   return i < n ? i : n - 1;
 }
 
-/// Seed 001 §4.2: cell k = ny * i + j for the square [i h, (i+1) h[ x [j h, (j+1) h[.
+/// Helluy 2011, §4.2: cell k = ny * i + j for the square [i h, (i+1) h[ x [j h, (j+1) h[.
 PIC_HD std::uint32_t cell_key(float x, float y, const grid2d& g) {
   return std::uint32_t(cell_coord(x, g.fnx, g.nx)) * std::uint32_t(g.ny) + std::uint32_t(cell_coord(y, g.fny, g.ny));
 }
@@ -171,7 +172,7 @@ inline float unit_float(double d) {
 enum class init_shape { uniform, gauss };
 
 /// Particle j: four independent van der Corput sequences (bases 2, 3, 5, 7)
-/// give x, y, u, v in [0, 1), as in seed 001 §4.2. `gauss` maps (x, y)
+/// give x, y, u, v in [0, 1), as in Helluy 2011, §4.2. `gauss` maps (x, y)
 /// through Box-Muller to a periodic Gaussian blob (sigma 0.08) around the
 /// centre, so that the picture shows the free streaming.
 inline void initial_particle(std::uint64_t j, init_shape shape, float& x, float& y, float& u, float& v) {

@@ -1,10 +1,15 @@
 // radix_algorithms_bench: every CUDA algorithm variant -- the calibration's
-// candidates (reduce-then-scan, seed 003 / Helluy 001; Ha et al.'s 4-way and
-// 8-way sort, seed 000, with four_way's element-wise mapping added for the
-// §4.6 comparison; Garcia et al.'s split sort, seed 002), Onesweep (seed 004)
-// -- against cub::DeviceRadixSort (DoubleBuffer API) in one process (issue 4).
+// candidates (reduce-then-scan after the course slides "CUDA LSD Radix Sort"
+// and Helluy 2011, "A portable implementation of the radix sort algorithm in
+// OpenCL"; the 4-way and 8-way sort of Ha, Krüger & Silva 2009, "Fast 4-way
+// parallel radix sorting on GPUs", with four_way's element-wise mapping added
+// for their §4.6 comparison; the split sort of García, Alvizo, Olivares &
+// Ramos 2014, "Fast Data Parallel Radix Sort Implementation in DirectX 11
+// Compute Shader to Accelerate Ray Tracing Algorithms"), Onesweep (after the
+// GPUOpen article on Onesweep with a circular look-back buffer) -- against
+// cub::DeviceRadixSort (DoubleBuffer API) in one process.
 //
-// Protocol (design.md): same inputs for everyone, restored from a pristine
+// Protocol: same inputs for everyone, restored from a pristine
 // copy before every timed run (not timed), CUDA events, median of --runs
 // runs after 2 warm-ups. Each variant's last result is verified: sorted,
 // the same multiset of (key, value) pairs as the input, and byte-equal to
@@ -61,7 +66,7 @@ __device__ std::uint64_t mix(std::uint64_t z) {
 }
 
 /// Uniform u32, or Gaussian-like: the sum of four uniform u32 / 4 (a bell
-/// around 2^31; seed 000 §5 sorts Gaussian inputs without saying how it drew them).
+/// around 2^31; Ha et al. 2009, §5, sorts Gaussian inputs without saying how it drew them).
 __global__ void fill_keys(std::uint32_t* k, std::uint64_t n, dist d, std::uint64_t seed) {
   for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::uint64_t(gridDim.x) * blockDim.x) {
@@ -435,7 +440,7 @@ void print_markdown(const std::string& cmd, const cudaDeviceProp& prop, int drv,
   std::time_t now = std::time(nullptr);
   char date[64];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  std::printf("# radix CUDA algorithms vs CUB (issue 4)\n\n");
+  std::printf("# radix CUDA algorithms vs CUB\n\n");
   std::printf("- device: %s, %d SMs, %.0f MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
   std::printf("- driver API %d.%d, runtime %d.%d, CUB %s\n", drv / 1000, drv % 1000 / 10, rtv / 1000, rtv % 1000 / 10,
               peers::cub_version().c_str());
@@ -468,7 +473,7 @@ void print_markdown(const std::string& cmd, const cudaDeviceProp& prop, int drv,
       return v.algo == algorithm::four_way && bits_of(v) == bits && v.coalesced == coalesced;
     };
   };
-  std::printf("\n## 4-way vs 8-way (seed 000 Fig. 4; coalesced mapping, fastest tile of each)\n\n");
+  std::printf("\n## 4-way vs 8-way (Ha et al. 2009, Fig. 4; coalesced mapping, fastest tile of each)\n\n");
   std::printf("| n | workload | dist | 4-way ms | 8-way ms | 8-way speed / 4-way |\n|---|---|---|---|---|---|\n");
   for (const group& g : groups()) {
     const row* a = best(g.n, g.wl, g.d, fw(2, true));
@@ -478,7 +483,7 @@ void print_markdown(const std::string& cmd, const cudaDeviceProp& prop, int drv,
                 a && b ? fmt("%.2f", a->ms / b->ms).c_str() : "n/a");
   }
 
-  std::printf("\n## reduce_then_scan digit widths (seed 003; GKeys/s, fastest tile of each)\n\n");
+  std::printf("\n## reduce_then_scan digit widths (the course slides CUDA LSD Radix Sort; GKeys/s, fastest tile of each)\n\n");
   std::printf("| n | workload | dist | 1 bit | 2 bits | 4 bits | 8 bits | CUB |\n|---|---|---|---|---|---|---|---|\n");
   for (const group& g : groups()) {
     std::printf("| %s | %s | %s |", size_text(g.n).c_str(), g.wl.c_str(), g.d.c_str());
@@ -492,7 +497,7 @@ void print_markdown(const std::string& cmd, const cudaDeviceProp& prop, int drv,
     std::printf(" %s |\n", gk(c).c_str());
   }
 
-  std::printf("\n## four_way coalesced (cluster-wise) vs element-wise mapping (seed 000 §4.6; fastest tile of each)\n\n");
+  std::printf("\n## four_way coalesced (cluster-wise) vs element-wise mapping (Ha et al. 2009, §4.6; fastest tile of each)\n\n");
   std::printf("| digit bits | n | workload | dist | coalesced ms | element-wise ms | element-wise / coalesced (> 1: "
               "coalesced faster) |\n|---|---|---|---|---|---|---|\n");
   for (int bits : {2, 3})

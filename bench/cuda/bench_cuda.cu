@@ -28,7 +28,7 @@
 
 namespace {
 
-constexpr double copy_bytes_per_s = 2.96e12;  // design.md: H100 device-to-device copy, read + write counted
+constexpr double copy_bytes_per_s = 2.96e12;  // the H100's device-to-device copy rate, read + write counted
 int g_reps = 25;
 std::string g_only;
 int g_log2 = -1;  // --log2 N: only rows of 2^N elements
@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
   std::printf("- median of %d runs after 3 warm-ups, CUDA events; input restored before each run (not timed)\n",
               g_reps);
   std::printf("- floor: bytes the plan must move (one key read for the histogram, then a read and a write of keys and "
-              "values per pass that the input needs) at %.2f TB/s (design.md)\n\n",
+              "values per pass that the input needs) at %.2f TB/s (a device-to-device copy on the H100)\n\n",
               copy_bytes_per_s / 1e12);
   std::printf("| case | n | radix ms | GKeys/s | CUB ms | Thrust ms | CUB / radix | floor ms | of floor | radix scratch beyond alternates | radix workspace | CUB temp | same as CUB |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

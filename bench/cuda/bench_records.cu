@@ -1,4 +1,5 @@
-// radix_records_bench: record sorting on the GPU (seed 000 §4.7, Fig. 3) —
+// radix_records_bench: record sorting on the GPU (Ha, Krüger & Silva 2009,
+// "Fast 4-way parallel radix sorting on GPUs", §4.7, Fig. 3) —
 // radix::cuda::sort_records against what a CUB or Thrust user writes:
 // extract the key prefix (the first 8 key bytes as a big-endian u64), sort
 // (prefix, index) pairs with cub::DeviceRadixSort::SortPairs or

@@ -1,4 +1,4 @@
-// The CUDA rows of the OpenCL benchmark (issue 5: Helluy's tables next to the
+// The CUDA rows of the OpenCL benchmark (Helluy 2011's tables next to the
 // CUDA engine and CUB, same input, same process). Built only with CUDA on.
 #pragma once
 #include <cstddef>

@@ -1,4 +1,5 @@
-// radix_opencl_bench: the shape of Helluy's Tables 4-6 (seed 001 §4.1):
+// radix_opencl_bench: the shape of Tables 4-6 of Helluy 2011, "A portable
+// implementation of the radix sort algorithm in OpenCL" (§4.1):
 // random u32 keys at 1M, 8M and 33M, the OpenCL engine's time split into
 // transpose / histogram / scan / reorder (device time from OpenCL profiling
 // events), next to std::sort and the CPU engine measured in the same process

@@ -1,5 +1,6 @@
-// radix — calibration of the CUDA engine (seed 000 §5: "a calibration
-// procedure consisting of a few sorts to select the best approach").
+// radix — calibration of the CUDA engine (Ha, Krüger & Silva 2009, "Fast
+// 4-way parallel radix sorting on GPUs", §5: "a calibration procedure
+// consisting of a few sorts to select the best approach").
 //
 // calibrate() times short sorts of every candidate variant (algorithm, digit
 // width, tile shape: radix::cuda::candidates()) on the present GPU for a few

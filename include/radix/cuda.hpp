@@ -1,4 +1,6 @@
-// radix — sorting device memory with the CUDA engine (Onesweep, seed 004).
+// radix — sorting device memory with the CUDA engine (Onesweep with a
+// circular look-back buffer, after the GPUOpen article extending Adinets &
+// Merrill's Onesweep).
 //
 // For CUDA users only: this header includes the CUDA runtime's API header and
 // the 16-bit float types. Host-only code uses radix/sort.hpp, whose calls run
@@ -20,7 +22,7 @@
 //  - Without: the call allocates its workspace stream-ordered
 //    (cudaMallocAsync / cudaFreeAsync on `stream`) and does not wait either.
 //
-// Semantics are the library's (design.md): stable; floats by value with
+// Semantics are the library's (README.md, "Semantics"): stable; floats by value with
 // -0.0 == +0.0 and NaNs last (first when descending), or IEEE totalOrder with
 // float_order::total; descending; bit ranges [begin_bit, end_bit) of the
 // ordered key; 64-bit counts. digit_bits is honoured up to 8 (larger values
@@ -75,14 +77,19 @@ void sort(const sort_request& req, void* d_workspace, std::size_t workspace_byte
 /// Sorts, allocating the workspace stream-ordered on `stream`.
 void sort(const sort_request& req, cudaStream_t stream);
 
-// ---- algorithms (seeds 000, 002, 003, 004) and the automatic choice ----
+// ---- algorithms (from the source papers) and the automatic choice ----
 //
-// options.algo picks the algorithm: onesweep (seed 004, the default),
-// reduce_then_scan (seed 003 / Helluy 001: per-tile histograms, a scan over
-// the digit-major tile x digit matrix, a local sort and scatter; digit_bits
-// 1, 2, 4 or 8), four_way (seed 000, Ha et al.: 2-bit digits, or 3 bits for
-// the 8-way variant, with an order check before each pass), split (seed 002,
-// Garcia et al.: 4-bit digits, local sort by four 1-bit splits). The seed
+// options.algo picks the algorithm: onesweep (the GPUOpen article on Onesweep
+// with a circular look-back buffer; the default), reduce_then_scan (the
+// course slides "CUDA LSD Radix Sort" and Helluy 2011, "A portable
+// implementation of the radix sort algorithm in OpenCL": per-tile histograms,
+// a scan over the digit-major tile x digit matrix, a local sort and scatter;
+// digit_bits 1, 2, 4 or 8), four_way (Ha, Krüger & Silva 2009, "Fast 4-way
+// parallel radix sorting on GPUs": 2-bit digits, or 3 bits for the 8-way
+// variant, with an order check before each pass), split (García, Alvizo,
+// Olivares & Ramos 2014, "Fast Data Parallel Radix Sort Implementation in
+// DirectX 11 Compute Shader to Accelerate Ray Tracing Algorithms": 4-bit
+// digits, local sort by four 1-bit splits). The seed
 // algorithms need n x (key + value) bytes of workspace more than Onesweep
 // and sort at most 2^32 - 1 elements (more throws invalid_argument).
 // algorithm::automatic runs what `radix calibrate` measured fastest on this
@@ -97,7 +104,7 @@ struct variant {
   algorithm algo = algorithm::onesweep;  ///< never automatic
   int digit_bits = 0;                    ///< 0: the algorithm's default
   int tile = 0;                          ///< tile shape: 0 .. tile_shapes(algo) - 1
-  bool coalesced = true;                 ///< four_way: cluster-wise mapping (seed 000 §4.6); false: element-wise
+  bool coalesced = true;                 ///< four_way: cluster-wise mapping (Ha et al. 2009, §4.6); false: element-wise
   friend bool operator==(const variant&, const variant&) = default;
 };
 std::string to_string(const variant& v);
@@ -204,7 +211,7 @@ void argsort(const K* d_keys, I* d_indices, std::uint64_t n, cudaStream_t stream
   ::radix::cuda::sort(detail::argsort_request(d_keys, d_indices, n, o), stream);
 }
 
-// ---- records (seed 000 §4.7): fixed-size records of any byte size sorted by a key inside them ----
+// ---- records (Ha et al. 2009, §4.7): fixed-size records of any byte size sorted by a key inside them ----
 //
 // A key + index sort (the key extracted from the records: any key type of
 // radix::record_key, including byte strings and 128-bit integers, at any

@@ -1,5 +1,6 @@
-// radix — device records sorted by a key-extracting device functor (seed 000
-// §4.7): the keys are extracted into the workspace, argsorted with the CUDA
+// radix — device records sorted by a key-extracting device functor (Ha,
+// Krüger & Silva 2009, "Fast 4-way parallel radix sorting on GPUs", §4.7):
+// the keys are extracted into the workspace, argsorted with the CUDA
 // engine, and the records gathered by the permutation. Compile with nvcc
 // (this header launches a kernel of its own per record and key type).
 //

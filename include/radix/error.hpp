@@ -1,5 +1,5 @@
 // radix — errors. Every failure the library reports is a radix::error
-// (design.md, "Errors"): bad arguments, too little memory, a device error.
+// (README.md, "Semantics", Errors): bad arguments, too little memory, a device error.
 #pragma once
 #include <stdexcept>
 #include <string>

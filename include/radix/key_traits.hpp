@@ -15,8 +15,8 @@
 
 namespace radix {
 
-/// IEEE 754 binary16 stored as its 16 bits. Sorts by value (design.md float
-/// rules). Conversions to/from float are provided for convenience.
+/// IEEE 754 binary16 stored as its 16 bits. Sorts by value (the float rules
+/// of README.md, "Semantics"). Conversions to/from float are provided for convenience.
 struct float16 {
   std::uint16_t bits = 0;
   float16() = default;

@@ -1,5 +1,6 @@
-// radix — sorting OpenCL buffers with the OpenCL engine (Helluy's portable
-// radix sort, seed 001), on any OpenCL 1.2 device: PoCL on a CPU, a GPU's
+// radix — sorting OpenCL buffers with the OpenCL engine (Helluy 2011, "A
+// portable implementation of the radix sort algorithm in OpenCL"), on any
+// OpenCL 1.2 device: PoCL on a CPU, a GPU's
 // OpenCL driver.
 //
 // For OpenCL users only: this header includes <CL/cl.h>. Host-only code uses
@@ -27,7 +28,7 @@
 //  - radix::opencl::sorter (below) keeps a workspace for you: it grows to the
 //    largest sort seen, and later calls create no buffers.
 //
-// Semantics are the library's (design.md): stable; floats (radix::float16,
+// Semantics are the library's (README.md, "Semantics"): stable; floats (radix::float16,
 // radix::bfloat16, float, double) by value with -0.0 == +0.0 and NaNs last
 // (first when descending), or IEEE totalOrder with float_order::total;
 // descending; bit ranges [begin_bit, end_bit) of the ordered key; 64-bit

@@ -44,12 +44,15 @@ struct sort_request {
 /// engine allocates nothing.
 void run(const sort_request& req, std::span<std::byte> workspace = {});
 
-/// Scratch bytes run() needs for `req` on the engine it would use (0 when
-/// n < 2). On the CPU engine: n x (key + value bytes) for keys and pairs,
-/// n x (2 key + index bytes) for argsort, plus a few hundred bytes; pairs
-/// whose values are not 1, 2, 4 or 8 bytes (or not aligned to their size) go
-/// through an index: n x (key + 2 index + value bytes). Besides this, the CPU
-/// engine's threads each use a few MiB of cache-sized buffers of their own.
+/// Scratch bytes run() needs for `req` on the engine it would use: exactly
+/// what run(req, workspace) requires (0 when n < 2). On the CPU engine:
+/// n x (key + value bytes) for keys and pairs, n x (2 key + index bytes) for
+/// argsort, plus up to 63 bytes for alignment and 63 per buffer; pairs whose
+/// values are not 1, 2, 4 or 8 bytes (or not aligned to their size) go
+/// through an index: n x (key + 2 index + value bytes). A query whose
+/// `values` is null (asked before the buffers exist) answers for the index
+/// route, which is enough either way. Besides this, the CPU engine's threads
+/// each use a few MiB of cache-sized buffers of their own.
 std::size_t workspace_bytes(const sort_request& req);
 
 /// The engine `automatic` resolves to on this machine.
@@ -149,7 +152,8 @@ struct record_key {
 
 /// Sorts `count` records of `record_bytes` bytes each, stored back to back
 /// at `data`, by the key `key` describes. Stable. Done as key + index sort
-/// followed by a gather (seed 000 §4.7). Scratch: count x (record + key +
+/// followed by a gather (Ha, Krüger & Silva 2009, "Fast 4-way parallel radix
+/// sorting on GPUs", §4.7). Scratch: count x (record + key +
 /// index bytes) plus the argsort's.
 void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, const record_key& key,
                   const options& o = {});

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The broad-phase application (apps/broadphase, issue 8) on the GPU machine:
+# The broad-phase application (apps/broadphase) on the GPU machine:
 # verification runs (the GPU frame against brute force / a uniform grid, and
 # against the CPU engine), compute-sanitizer (memcheck, racecheck, synccheck)
 # over small GPU cases, and the sweep 16K..4M objects on the CUDA engine and

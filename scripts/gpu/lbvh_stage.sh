@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The LBVH application (apps/lbvh, issue 9) on the GPU machine: validation of
+# The LBVH application (apps/lbvh) on the GPU machine: validation of
 # the GPU build at full size on the three generated meshes (against brute-force
 # rays, and against the CPU engine's build: identical codes, tree and boxes),
 # 30- and 63-bit codes, the app's ctest entries, compute-sanitizer (memcheck,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The OpenCL engine on the GPU machine (issue 5): build with OpenCL on, then run
+# The OpenCL engine on the GPU machine: build with OpenCL on, then run
 # the OpenCL tests, the conformance suite and the benchmark on NVIDIA's OpenCL
 # platform. Logs go to $OUT (default ./out); a summary is printed at the end.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PIC application (apps/pic, issue 7) on the GPU machine: build radix_pic
+# The PIC application (apps/pic) on the GPU machine: build radix_pic
 # for sm_90, verification runs of the GPU step (also against the CPU engine),
 # compute-sanitizer (memcheck, racecheck, synccheck) over small GPU cases, then
 # the 8M-particle / 32x32 comparison (Table 7 shape) on the CUDA engine and on

@@ -10,7 +10,7 @@
 #                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
-# algos (issue 4, runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
+# algos (runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
 # radix_cuda_tests 'algo_*', compute-sanitizer over its --small cases, radix_algorithms_bench
 # (markdown + CSV, ALGOS_BENCH_ARGS) and, where matplotlib is installed, the plot.
 # pic, broadphase, lbvh, filesort and opencl run scripts/gpu/<name>_stage.sh (on this build,
@@ -193,14 +193,14 @@ if has profile; then
   grep -E "Duration|Registers|Achieved Occupancy|Executed Instructions |Theoretical Occupancy" "$OUT/profile_details.txt" | head -12 | tee -a "$SUMMARY"
 fi
 if has records; then
-  # Record sorting (issue 10): radix::cuda::sort_records vs CUB / Thrust + plain gather.
+  # Record sorting: radix::cuda::sort_records vs CUB / Thrust + plain gather.
   t0=$(date +%s)
   "$B/bench/cuda/radix_records_bench" ${RECORDS_ARGS:-} > "$OUT/records.md" 2> "$OUT/records.log"
   note "-- radix_records_bench ${RECORDS_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s)"
   cat "$OUT/records.md"
 fi
 if has algos; then
-  # Issue 4: the seed algorithms (reduce_then_scan, four_way, split) next to Onesweep.
+  # The seed algorithms (reduce_then_scan, four_way, split) next to Onesweep.
   [ -f "$B/build.ninja" ] || configure_build
   t0=$(date +%s)
   for t in radix_cuda_tests radix_algorithms_bench conformance_keys conformance_pairs conformance_argsort \

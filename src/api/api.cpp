@@ -96,21 +96,23 @@ void run(const sort_request& req, std::span<std::byte> workspace) {
     detail::run_byte_keys(req, req.keys, req.key.bytes, 0);
     return;
   }
+  // Decided once: the query below and the engine's run read the same plan.
+  const core::sort_plan plan = core::plan_sort(req, e.caps());
   if (!workspace.empty()) {
-    const std::size_t need = e.workspace_bytes(req);
+    const std::size_t need = e.workspace_bytes(plan, req);
     if (workspace.size() < need)
       throw out_of_memory("radix: workspace of " + std::to_string(workspace.size()) + " bytes is too small; " +
                           e.name() + " engine needs " + std::to_string(need));
   }
   if (req.n < 2 && req.op != operation::argsort) return;
-  e.run(req, workspace);
+  e.run(plan, req, workspace);
 }
 
 std::size_t workspace_bytes(const sort_request& req) {
   validate(req, false);
   auto& e = pick(req.opts.use);
   if (detail::is_wide_key(req.key) && !e.native_wide_keys()) return 0;  // allocates its own (byte_keys.cpp)
-  return e.workspace_bytes(req);
+  return e.workspace_bytes(core::plan_sort(req, e.caps()), req);
 }
 
 engine default_engine() { return detail::cuda_engine() ? engine::cuda : engine::cpu; }

@@ -1,7 +1,7 @@
 // Keys wider than an engine's native key: byte strings (key_kind::bytes: the
 // sort benchmarks' 10-byte keys, 128-bit ids) and 16-byte integers
 // (radix::uint128 / int128). LSD radix sort where each "digit" is a 64-bit
-// chunk of the key, sorted by a stable argsort on the chosen engine (seed 000
+// chunk of the key, sorted by a stable argsort on the chosen engine (Ha, Krüger & Silva 2009,
 // §4.7: sort (key, index), then gather). Chunks outside [begin_bit, end_bit)
 // are skipped, and each chunk's argsort skips its own trivial digits, so a
 // 10-byte key costs one 64-bit and one 16-bit argsort.

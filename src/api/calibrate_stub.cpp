@@ -1,4 +1,4 @@
-// Built when RADIX_ENABLE_CUDA is OFF: calibration (seed 000 §5, issue 4)
+// Built when RADIX_ENABLE_CUDA is OFF: calibration (Ha, Krüger & Silva 2009, §5)
 // measures CUDA variants, so without the CUDA engine there is nothing to time.
 #include "radix/calibrate.hpp"
 #include "radix/error.hpp"

@@ -1,5 +1,5 @@
 // Gathering fixed-size records by a permutation: the second half of record
-// sorting (seed 000 §4.7: sort key + index, then gather the records).
+// sorting (Ha, Krüger & Silva 2009, §4.7: sort key + index, then gather the records).
 #include <cstring>
 
 #include "../cpu/thread_pool.hpp"

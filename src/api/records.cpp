@@ -1,4 +1,4 @@
-// Record sorting (seed 000 §4.7): extract the key of every record, argsort
+// Record sorting (Ha, Krüger & Silva 2009, "Fast 4-way parallel radix sorting on GPUs", §4.7): extract the key of every record, argsort
 // the keys on the chosen engine, then gather the records by the permutation.
 #include <cstring>
 #include <string>

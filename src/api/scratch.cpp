@@ -1,5 +1,5 @@
 // Scratch allocation: large, aligned to 2 MiB so that transparent huge pages
-// can back it (measured here: 20-25% on an LSD sort, design.md), not zeroed.
+// can back it (20-25% on an LSD sort, measured on the 2-core development machine), not zeroed.
 #include <cstdlib>
 #include <new>
 #include <string>

@@ -1,8 +1,8 @@
 // The CPU engine's parallel LSD radix sort.
 //
-// Follows seed 003 (counting sort per digit: per-thread histograms, global
+// Follows the course slides "CUDA LSD Radix Sort" (counting sort per digit: per-thread histograms, global
 // offsets by a scan over the thread x digit matrix, scatter) with the early
-// exit of seed 000 §4.2 (one read first: if the keys are already in order,
+// exit of Ha, Krüger & Silva 2009, §4.2 (one read first: if the keys are already in order,
 // stop) and trivial-digit skipping. Per pass:
 //
 //   scan (once)  : bits that vary between keys, already-sorted flag
@@ -34,6 +34,7 @@
 
 #include "radix/core/ordered_bits.hpp"
 #include "radix/core/pass_plan.hpp"
+#include "radix/core/sort_plan.hpp"
 
 namespace radix::cpu {
 
@@ -55,7 +56,7 @@ std::ostream& operator<<(std::ostream&, const lsd_policy&);
 const lsd_policy& default_policy();
 
 /// Payload type of a keys-only sort.
-struct no_value {};
+using no_value = core::no_value;
 
 /// Index payload of an argsort or of pairs with values of unusual size.
 enum class payload : std::uint8_t { none, values, index };
@@ -82,14 +83,5 @@ struct lsd_job {
 /// in lsd_k<bytes>.cpp.
 template <class U, class V>
 void lsd_sort(const lsd_job<U, V>& job);
-
-/// Scratch elements a job needs: keys (1 or 2 buffers) and payload (1 buffer).
-struct lsd_scratch_need {
-  std::uint64_t key_buffers = 0;
-  std::uint64_t value_buffers = 0;
-};
-inline lsd_scratch_need lsd_scratch(bool keys_readonly, payload p) {
-  return {keys_readonly ? 2u : 1u, p == payload::none ? 0u : 1u};
-}
 
 }  // namespace radix::cpu

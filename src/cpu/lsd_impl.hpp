@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lsd.hpp"
+#include "radix/core/environment.hpp"
 #include "thread_pool.hpp"
 
 #if defined(__SSE2__)
@@ -104,10 +105,7 @@ inline std::vector<std::uint64_t> chunk_bounds(std::uint64_t n, unsigned t) {
 
 /// RADIX_TRACE=1 prints the time of each phase to stderr (tuning aid).
 struct phase_trace {
-  bool on = [] {
-    const char* e = std::getenv("RADIX_TRACE");
-    return e && *e && *e != '0';
-  }();
+  bool on = core::env::flag("RADIX_TRACE");
   std::chrono::steady_clock::time_point last{};
   std::string text;
   void mark(const char* phase) {

@@ -1,4 +1,4 @@
-// Choosing a CUDA algorithm (issue 4): the variant text, the candidates the
+// Choosing a CUDA algorithm: the variant text, the candidates the
 // calibration times, and the automatic choice (options.algo, then
 // RADIX_CUDA_ALGORITHM, then the tuning cache, then Onesweep).
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "policy.hpp"
+#include "radix/core/environment.hpp"
 #include "radix/cuda.hpp"
 #include "tuning_cache.hpp"
 
@@ -147,7 +148,7 @@ variant choose(const sort_request& r) {
     }
     return cuda_detail::checked(v, "automatic choice");
   };
-  if (const char* env = std::getenv("RADIX_CUDA_ALGORITHM"); env && *env) {
+  if (const char* env = core::env::get("RADIX_CUDA_ALGORITHM"); env && *env) {
     variant v;
     if (!parse_variant(env, v))
       throw invalid_argument(std::string("radix: RADIX_CUDA_ALGORITHM='") + env +

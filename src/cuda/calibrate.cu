@@ -1,7 +1,8 @@
 // radix::calibrate: time every candidate variant on this GPU and record the
-// fastest per workload and size in the tuning cache (seed 000 §5, Ha et al.:
-// "a calibration procedure consisting of a few sorts to select the best
-// approach"; issue 4). algorithm::automatic then reads the cache
+// fastest per workload and size in the tuning cache (Ha, Krüger & Silva 2009,
+// "Fast 4-way parallel radix sorting on GPUs", §5: "a calibration procedure
+// consisting of a few sorts to select the best approach").
+// algorithm::automatic then reads the cache
 // (tuning_cache.cpp).
 //
 // Per workload and size: one input of uniform random keys (fixed seed), then
@@ -21,6 +22,7 @@
 
 #include "common.cuh"
 #include "radix/calibrate.hpp"
+#include "radix/core/environment.hpp"
 #include "radix/cuda.hpp"
 #include "tuning_cache.hpp"
 
@@ -346,7 +348,7 @@ calibration_report calibrate(const calibrate_options& o) {
   } else {
     reload_tuning_cache();
   }
-  if (const char* forced = std::getenv("RADIX_CUDA_ALGORITHM"); forced && *forced)
+  if (const char* forced = core::env::get("RADIX_CUDA_ALGORITHM"); forced && *forced)
     say(std::string("note: RADIX_CUDA_ALGORITHM=") + forced + " overrides the automatic choice below");
 
   // Re-measure the automatic choice against the best, interleaved so that

@@ -21,6 +21,7 @@
 #include "onesweep/onesweep.hpp"
 #include "seed/seed.hpp"
 #include "policy.hpp"
+#include "radix/core/environment.hpp"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/cuda.hpp"
 #include "testing.hpp"
@@ -46,10 +47,10 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
 onesweep_tuning& tuning_override() {
   static onesweep_tuning t = [] {
     onesweep_tuning d;
-    const char* alt = std::getenv("RADIX_CUDA_ALT_POLICY");
+    const char* alt = core::env::get("RADIX_CUDA_ALT_POLICY");
     d.alt_policy = alt && alt[0] >= '1' && alt[0] <= '3' ? alt[0] - '0' : 0;
     // RADIX_CUDA_NARROW=0: no half-width keys between passes (for A/B measurements)
-    const char* narrow = std::getenv("RADIX_CUDA_NARROW");
+    const char* narrow = core::env::get("RADIX_CUDA_NARROW");
     d.narrow = !(narrow && narrow[0] == '0');
     return d;
   }();
@@ -313,7 +314,7 @@ class host_pin {
  public:
   static constexpr std::size_t min_bytes = std::size_t(64) << 20;
   host_pin(const void* p, std::size_t bytes, cudaStream_t s) : s_(s) {
-    if (bytes < min_bytes || std::getenv("RADIX_CUDA_NO_PIN")) return;
+    if (bytes < min_bytes || core::env::get("RADIX_CUDA_NO_PIN")) return;
     void* q = const_cast<void*>(p);
     const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterDefault);
     if (e == cudaSuccess) {
@@ -362,9 +363,17 @@ struct device_buffer {
 class cuda_engine_impl final : public detail::engine_impl {
  public:
   const char* name() const override { return "cuda"; }
-  std::size_t workspace_bytes(const sort_request&) const override { return 0; }  // device memory is its own
+  /// Device memory is its own: no host workspace (the routes by value size
+  /// and alignment are the device API's, width_sort above).
+  core::engine_caps caps() const override {
+    core::engine_caps c;
+    c.native_value_sizes |= 1u << 16;
+    c.host_workspace = false;
+    return c;
+  }
+  std::size_t workspace_bytes(const core::sort_plan&, const sort_request&) const override { return 0; }
 
-  void run(const sort_request& r, std::span<std::byte>) override {
+  void run(const core::sort_plan&, const sort_request& r, std::span<std::byte>) override {
     sort_request d = r;
     d.opts.use = engine::cuda;
     validate(d, false);  // the host API checked the (host) pointers already

@@ -1,5 +1,6 @@
 // The gather after a key + index sort: out[i] = in[perm[i]] for records of
-// any size (seed 000 §4.7 and Fig. 3: the gather, uncoalesced reads and
+// any size (Ha, Krüger & Silva 2009, "Fast 4-way parallel radix sorting on
+// GPUs", §4.7 and Fig. 3: the gather, uncoalesced reads and
 // coalesced writes, was the bottleneck of record sorting there).
 //
 // One kernel for every record size. The output is seen as a flat array of

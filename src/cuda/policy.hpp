@@ -26,7 +26,7 @@ struct onesweep_policy {
   bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
   bool direct_load = false;      ///< scatter: keys loaded straight to registers (else cp.async through shared memory; sm_90: 6 % faster)
   bool stage_digits = true;      ///< scatter: staged keys' digits in shared memory (else recomputed, or kept in registers for late values)
-  bool late_values = false;      ///< scatter: values staged through the keys' buffer after the keys are out (no prefetch; sm_90: 4-byte values, NOTES.md rows 36, 42)
+  bool late_values = false;      ///< scatter: values staged through the keys' buffer after the keys are out (no prefetch; sm_90: 4-byte values, bench/results/cuda-h100-2026-11-23-d.md)
   int hist_copies = 4;           ///< histogram: copies of the shared counters (lane groups spread over them)
   bool hist_pipeline = true;     ///< histogram: the next chunk's loads in flight while one is counted (registers)
   constexpr int tile() const { return threads * items; }
@@ -56,7 +56,8 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 
 /// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
 /// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles. Chosen by
-/// measurement (NOTES.md, timeline rows 17-26, 41-42): long tiles (fewer,
+/// measurement on an H100 (bench/results/cuda-h100-2026-11-22-*.md and
+/// cuda-h100-2026-11-23-d.md; src/cuda/NOTES.md's timeline): long tiles (fewer,
 /// shorter look-backs) win until shared memory or registers run out; the early
 /// counts (which keep no ranks in registers) let 32-bit keys run three blocks
 /// of 384 x 28 per SM; a look-back reads one predecessor at a time (two for
@@ -121,7 +122,7 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// 4-byte values only (keys-only rows run the default): {threads, items,
 /// blocks per SM, look-back batch, digits staged}, late values, next to the
 /// defaults (384 x 36 and 384 x 24). The shapes measured before are in
-/// NOTES.md (rows 17-44) and git history.
+/// src/cuda/NOTES.md's timeline and git history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
   struct shape { int threads, items, min_blocks, batch; bool stage_digits; };
   constexpr shape slots[2][3] = {
@@ -147,14 +148,17 @@ struct seed_tile_shape {
 };
 std::ostream& operator<<(std::ostream&, const seed_tile_shape&);
 
-/// reduce_then_scan (seed 003): the local sort is Onesweep's ranking, which
-/// needs a thread per 8-bit digit (>= 256 threads). The third is Onesweep's
+/// reduce_then_scan (the course slides "CUDA LSD Radix Sort"): the local sort
+/// is Onesweep's ranking, which needs a thread per 8-bit digit (>= 256 threads). The third is Onesweep's
 /// 32-bit-key tile: fewer, larger tiles make a smaller count matrix.
 constexpr seed_tile_shape sm90_rts_tiles[] = {{256, 16}, {512, 8}, {512, 15}};
-/// four_way (seed 000): the paper ran 128 threads x 2 keys on a G80; wider
+/// four_way (Ha, Krüger & Silva 2009, "Fast 4-way parallel radix sorting on
+/// GPUs"): the paper ran 128 threads x 2 keys on a G80; wider
 /// tiles amortise the block scan on an H100. 16-bit packed counters: < 65536 keys.
 constexpr seed_tile_shape sm90_four_way_tiles[] = {{256, 8}};
-/// split (seed 002): the paper used 512 threads x 1 key.
+/// split (García, Alvizo, Olivares & Ramos 2014, "Fast Data Parallel Radix Sort
+/// Implementation in DirectX 11 Compute Shader to Accelerate Ray Tracing
+/// Algorithms"): the paper used 512 threads x 1 key.
 constexpr seed_tile_shape sm90_split_tiles[] = {{256, 8}};
 
 }  // namespace radix::cuda_detail

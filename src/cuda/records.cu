@@ -1,5 +1,6 @@
-// Record sorting and column (structure-of-arrays) sorting on the GPU, seed
-// 000 §4.7 and Fig. 3: sort (key, index), then gather whole records by the
+// Record sorting and column (structure-of-arrays) sorting on the GPU, after
+// Ha, Krüger & Silva 2009, "Fast 4-way parallel radix sorting on GPUs", §4.7
+// and Fig. 3: sort (key, index), then gather whole records by the
 // index. The key sort is compute_perm (wide_keys.cu: extraction + Onesweep);
 // the gather is gather.cu's, tuned to the record size.
 #include <algorithm>

@@ -1,5 +1,6 @@
-// The tuning cache, loaded once per process for algorithm::automatic (seed
-// 000 §5, Ha et al.; issue 4). Host C++ of the CUDA engine: it asks the CUDA
+// The tuning cache, loaded once per process for algorithm::automatic (Ha,
+// Krüger & Silva 2009, "Fast 4-way parallel radix sorting on GPUs", §5).
+// Host C++ of the CUDA engine: it asks the CUDA
 // runtime which device is current, nothing more.
 #include "tuning_cache.hpp"
 

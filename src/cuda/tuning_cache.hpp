@@ -1,5 +1,6 @@
-// The tuning cache as algorithm::automatic sees it (seed 000 §5, Ha et al.:
-// calibrate once, then pick the measured best; issue 4). The text format,
+// The tuning cache as algorithm::automatic sees it (Ha, Krüger & Silva 2009,
+// "Fast 4-way parallel radix sorting on GPUs", §5: calibrate once, then pick
+// the measured best). The text format,
 // lookup and writing are in tuning_cache_text.hpp (pure C++, CPU-tested);
 // this adds the current device's identity and the per-process loaded copy.
 #pragma once

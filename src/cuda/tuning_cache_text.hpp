@@ -1,5 +1,6 @@
-// The CUDA tuning cache as text (seed 000 §5, Ha et al.: "a calibration
-// procedure consisting of a few sorts to select the best approach"; issue 4).
+// The CUDA tuning cache as text (Ha, Krüger & Silva 2009, "Fast 4-way
+// parallel radix sorting on GPUs", §5: "a calibration procedure consisting of
+// a few sorts to select the best approach").
 //
 // Pure C++, no CUDA: the parsing, nearest-size lookup, path resolution and
 // atomic writing of the file that `radix calibrate` writes and

@@ -184,7 +184,8 @@ std::size_t perm_workspace_bytes(const key_desc& key, bool be, std::uint64_t n, 
   return align256(n * 8) + 256 + align256(inner);
 }
 
-// A wide key sorts prefix first (seed 000's early exit, applied to chunks):
+// A wide key sorts prefix first (the early exit of Ha, Krüger & Silva 2009,
+// "Fast 4-way parallel radix sorting on GPUs", §4.2, applied to chunks):
 // its most significant chunk alone, read in input order, then a check for
 // ties in that chunk. Without ties (random keys, ids) the order is final and
 // the lower chunks are never read. With ties, an LSD over the lower chunks

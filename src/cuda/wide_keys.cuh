@@ -1,7 +1,8 @@
 // Sorting by a key that is not a plain array of native keys: keys wider than
 // 64 bits (byte strings, 128-bit integers) and keys inside records, found at
-// base + i x stride. Both become a permutation (seed 000 §4.7: sort the key
-// with an index, then gather): a narrow key is extracted once and argsorted;
+// base + i x stride. Both become a permutation (Ha, Krüger & Silva 2009,
+// "Fast 4-way parallel radix sorting on GPUs", §4.7: sort the key with an
+// index, then gather): a narrow key is extracted once and argsorted;
 // a wide key is sorted LSD over its 64-bit chunks (core/wide_chunks.hpp),
 // each chunk extracted in the current order and sorted with the permutation
 // as its values. records.cu builds the public record, column and wide-key

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 
+#include "radix/core/sort_plan.hpp"
 #include "radix/sort.hpp"
 
 namespace radix::detail {
@@ -14,11 +15,13 @@ class engine_impl {
  public:
   virtual ~engine_impl() = default;
   virtual const char* name() const = 0;
-  /// Scratch bytes run() needs for this request (already validated).
-  virtual std::size_t workspace_bytes(const sort_request& req) const = 0;
-  /// Sorts. `workspace` is at least workspace_bytes(req) long, or empty, in
-  /// which case the engine allocates.
-  virtual void run(const sort_request& req, std::span<std::byte> workspace) = 0;
+  /// What the engine moves natively; the host API plans every request with it.
+  virtual core::engine_caps caps() const = 0;
+  /// Host scratch bytes run() needs for this planned request (validated).
+  virtual std::size_t workspace_bytes(const core::sort_plan& plan, const sort_request& req) const = 0;
+  /// Sorts. `workspace` is at least workspace_bytes(plan, req) long, or
+  /// empty, in which case the engine allocates.
+  virtual void run(const core::sort_plan& plan, const sort_request& req, std::span<std::byte> workspace) = 0;
   /// Whether run() takes wide keys (detail::is_wide_key) itself; otherwise
   /// the host API sorts them with run_byte_keys over this engine's argsorts.
   virtual bool native_wide_keys() const { return false; }

@@ -129,9 +129,16 @@ class opencl_engine_impl final : public radix::detail::engine_impl {
   const char* name() const override { return "opencl"; }
 
   /// Host data sorts with device scratch: no host workspace.
-  std::size_t workspace_bytes(const sort_request&) const override { return 0; }
+  /// Host data sorts with device scratch (the plan's routes are the device
+  /// API's own, src/opencl/cl_sort.cpp).
+  core::engine_caps caps() const override {
+    core::engine_caps c;
+    c.host_workspace = false;
+    return c;
+  }
+  std::size_t workspace_bytes(const core::sort_plan&, const sort_request&) const override { return 0; }
 
-  void run(const sort_request& r, std::span<std::byte>) override {
+  void run(const core::sort_plan&, const sort_request& r, std::span<std::byte>) override {
     const std::uint64_t n = r.n;
     if (n == 0) return;
     cl_command_queue q = h_->queue;

@@ -1,6 +1,7 @@
 // The OpenCL engine's runtime side: error checking, device discovery and
-// choice, the per-device tuning policy (seed 001 §3.2.1 and Table 3: G, I
-// and r chosen from the device's properties), and the program cache.
+// choice, the per-device tuning policy (Helluy 2011, "A portable
+// implementation of the radix sort algorithm in OpenCL", §3.2.1 and Table 3:
+// G, I and r chosen from the device's properties), and the program cache.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -9,9 +10,11 @@
 #include <mutex>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include "cl_internal.hpp"
+#include "radix/core/environment.hpp"
 #include "radix/error.hpp"
 
 namespace radix::opencl::detail {
@@ -114,27 +117,15 @@ unsigned pow2_floor(std::size_t v) {
 /// RADIX_OPENCL_POLICY="groups=64,items=32,digit_bits=8,transpose=1,scan_parts=64,scan_items=64,tile=16,
 /// local_sort=2,ls_items=32,ls_keys=128,cs_items=256,cs_keys=16,cs_groups=4,cs_count_groups=32,cs_scan_blocks=128,cs_at_local=1".
 void apply_env(policy& p) {
-  const char* env = std::getenv("RADIX_OPENCL_POLICY");
-  if (!env) return;
-  std::string spec(env);
-  std::size_t at = 0;
-  while (at < spec.size()) {
-    std::size_t comma = spec.find(',', at);
-    if (comma == std::string::npos) comma = spec.size();
-    const std::string item = spec.substr(at, comma - at);
-    at = comma + 1;
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string key = item.substr(0, eq);
-    const unsigned long v = std::strtoul(item.c_str() + eq + 1, nullptr, 0);
+  core::env::for_each_setting(core::env::get("RADIX_OPENCL_POLICY"), [&](std::string_view key, unsigned long long v) {
     if (key == "groups" && v > 0) p.groups = unsigned(v);
     else if (key == "items" && v > 0) p.items = unsigned(v);
     else if (key == "digit_bits" && v >= 1 && v <= 16) p.digit_bits = int(v);
     else if (key == "transpose") p.transpose = v != 0;
     else if (key == "scan_parts" && v > 0) p.scan_parts = unsigned(v);
-    else if (key == "scan_items" && v > 0) p.scan_items = pow2_floor(v);
+    else if (key == "scan_items" && v > 0) p.scan_items = pow2_floor(std::size_t(v));
     else if (key == "tile" && v > 0) p.tile = unsigned(v);
-    else if (key == "local_sort") p.local_sort = unsigned(std::min(v, 2ul));
+    else if (key == "local_sort") p.local_sort = unsigned(std::min(v, 2ull));
     else if (key == "cs_items" && v > 0) p.cs_items = unsigned(v);
     else if (key == "cs_keys" && v > 0) p.cs_keys = unsigned(v);
     else if (key == "cs_groups" && v > 0) p.cs_groups = unsigned(v);
@@ -143,7 +134,7 @@ void apply_env(policy& p) {
     else if (key == "cs_at_local") p.cs_at_local = v != 0;
     else if (key == "ls_items" && v > 0) p.ls_items = unsigned(v);
     else if (key == "ls_keys" && v > 0) p.ls_keys = unsigned(v);
-  }
+  });
 }
 
 }  // namespace
@@ -260,7 +251,7 @@ namespace {
 /// "platform / device"; unset: the first GPU, else the first CPU, else the first device.
 int choose(const std::vector<device_info>& ds) {
   if (ds.empty()) return -1;
-  if (const char* env = std::getenv("RADIX_OPENCL_DEVICE"); env && *env) {
+  if (const char* env = core::env::get("RADIX_OPENCL_DEVICE"); env && *env) {
     const std::string want(env);
     if (std::all_of(want.begin(), want.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
       const unsigned long i = std::strtoul(env, nullptr, 10);
@@ -335,7 +326,7 @@ cl_program get_program(cl_context ctx, cl_device_id dev, const policy& pol, cons
   // RADIX_OPENCL_BUILD_OPTIONS adds compiler options (tuning aid, e.g.
   // -cl-nv-verbose on NVIDIA); with RADIX_OPENCL_BUILD_LOG=1 every build log
   // (the register and local-memory use of each kernel) goes to stderr.
-  const char* extra = std::getenv("RADIX_OPENCL_BUILD_OPTIONS");
+  const char* extra = core::env::get("RADIX_OPENCL_BUILD_OPTIONS");
   const std::string opts = build_options(pol, k) + (extra && *extra ? std::string(" ") + extra : "");
   std::lock_guard<std::mutex> lock(g_prog_mutex);
   auto key = std::make_tuple(ctx, dev, opts);
@@ -354,7 +345,7 @@ cl_program get_program(cl_context ctx, cl_device_id dev, const policy& pol, cons
     throw device_error(std::string("radix: OpenCL call clBuildProgram failed: ") + error_name(err) + " with options '" +
                        opts + "'; build log:\n" + log);
   }
-  if (const char* e = std::getenv("RADIX_OPENCL_BUILD_LOG"); e && *e && *e != '0') {
+  if (core::env::flag("RADIX_OPENCL_BUILD_LOG")) {
     std::size_t n = 0;
     clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
     std::string log(n, '\0');

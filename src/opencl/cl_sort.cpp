@@ -1,4 +1,5 @@
-// One sort on an OpenCL queue. Seed 001 (Helluy) §2 and §3.2: per pass a
+// One sort on an OpenCL queue. Helluy 2011, "A portable implementation of
+// the radix sort algorithm in OpenCL", §2 and §3.2: per pass a
 // histogram (one column of counters per work-item), a scan split into s
 // parts, and a reorder; an optional transpose first (§3.2.1). The digit
 // comes from the ordered key computed inside the kernels with the masks of

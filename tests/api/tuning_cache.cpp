@@ -1,4 +1,4 @@
-// The CUDA tuning cache's text core (seed 000 §5, Ha et al.; issue 4), on the
+// The CUDA tuning cache's text core (Ha, Krüger & Silva 2009, §5), on the
 // CPU: parsing good and bad lines, other devices and drivers ignored, the
 // nearest calibrated size in log2 (ties to the larger), the atomic write
 // keeping other devices' lines, and the path rule of radix::tuning_cache_path().

@@ -1,9 +1,14 @@
-// Tests of the CUDA engine's algorithms (issue 4): every variant the
+// Tests of the CUDA engine's algorithms: every variant the
 // calibration tries (radix::cuda::candidates(), widened to every tile shape
 // and both four_way mappings) and the options.algo route, for the seed
-// algorithms -- reduce-then-scan (seed 003, Helluy seed 001), Ha et al.'s
-// 4-way / 8-way sort (seed 000), Garcia et al.'s split sort (seed 002) -- and
-// Onesweep (seed 004).
+// algorithms -- reduce-then-scan (the course slides "CUDA LSD Radix Sort";
+// Helluy 2011, "A portable implementation of the radix sort algorithm in
+// OpenCL"), the 4-way / 8-way sort of Ha, Krüger & Silva 2009 ("Fast 4-way
+// parallel radix sorting on GPUs"), the split sort of García, Alvizo,
+// Olivares & Ramos 2014 ("Fast Data Parallel Radix Sort Implementation in
+// DirectX 11 Compute Shader to Accelerate Ray Tracing Algorithms") -- and
+// Onesweep (after the GPUOpen article on Onesweep with a circular look-back
+// buffer).
 //
 // Each workload's expected result is computed once on the host, as the
 // conformance oracle does it (std::stable_sort of an index permutation by the
@@ -661,7 +666,7 @@ TEST_CASE(algo_determinism, false) {
   report("algo_determinism");
 }
 
-/// Inputs the four_way order check (seed 000 §4.2) sees as sorted, or as
+/// Inputs the four_way order check (Ha et al. 2009, §4.2) sees as sorted, or as
 /// sorted in the first n' elements only, or sorted after a few passes.
 void presorted_cases(ctx& c, const std::vector<runner>& rs, const std::vector<std::size_t>& sizes) {
   for (std::size_t n : sizes) {

@@ -1,5 +1,6 @@
 // Record sorting, column sorting, the gather and wide keys on the CUDA engine
-// (seed 000 §4.7), against the CPU engine (itself checked against
+// (Ha, Krüger & Silva 2009, "Fast 4-way parallel radix sorting on GPUs",
+// §4.7), against the CPU engine (itself checked against
 // std::stable_sort by the conformance suite) and, for byte-string keys,
 // against std::stable_sort with memcmp directly. Record sizes 1 to 256
 // bytes, record arrays at misaligned addresses, keys at every offset kind,

@@ -130,7 +130,8 @@ TEST(OpenclCodec, KernelMatchesCoreCodec) {
 
 // ---- one pass, phase by phase, against its CPU twin ------------------------------------
 
-/// The readable twin of a pass (seed 001 §2): H(c, t) counts digit c in row t
+/// The readable twin of a pass (Helluy 2011, "A portable implementation of
+/// the radix sort algorithm in OpenCL", §2): H(c, t) counts digit c in row t
 /// (rows of `chunk` slots, linear layout); scanned in (c, t) order it gives
 /// each row's first slot per digit; the reorder moves keys row by row, in order.
 struct twin {

@@ -1,4 +1,4 @@
-# `radix calibrate` end to end (issue 4). Without a usable GPU it must exit 3
+# `radix calibrate` end to end. Without a usable GPU it must exit 3
 # with one line on stderr naming CUDA; with one, a tiny calibration must exit
 # 0 and write the cache at CACHE (never the user's own cache).
 set(ENV{RADIX_TUNING_CACHE} "${CACHE}")

@@ -1,4 +1,5 @@
-// Ha, Krüger and Silva's 4-way radix sort (seed 000), one LSD pass of 2-bit
+// Ha, Krüger and Silva's 4-way radix sort (2009, "Fast 4-way parallel radix
+// sorting on GPUs"), one LSD pass of 2-bit
 // digits (Ways = 4), or 3-bit digits with Ways = 8: "the entire algorithm as
 // a template with the parallelization factor as the template parameter" (§5).
 //

@@ -1,5 +1,6 @@
-// The order check before each pass of the 4-way sort (seed 000 §4.2 and its
-// Algorithm 3): if the keys are already in order (over the whole bit range),
+// The order check before each pass of the 4-way sort (Ha, Krüger & Silva
+// 2009, "Fast 4-way parallel radix sorting on GPUs", §4.2 and its Algorithm
+// 3): if the keys are already in order (over the whole bit range),
 // this pass and every later one would leave them as they are, so they are
 // skipped. First a quick check of the first n' keys; only if it finds them in
 // order, the rest (from n' - 1 on). Each block compares neighbours read
@@ -11,7 +12,7 @@
 
 namespace radix::cuda_detail {
 
-constexpr std::uint32_t quick_check_keys = 1u << 16;  ///< n' of seed 000 §4.2
+constexpr std::uint32_t quick_check_keys = 1u << 16;  ///< n' of Ha et al. 2009, §4.2
 
 /// Quick (Full = false): pairs (i, i+1) with i + 1 < min(n, n'). Full: the
 /// pairs from n' - 1 on, only if the quick check found none out of order.

@@ -1,4 +1,5 @@
-// The all-digit histogram (seed 004, "Count in Onesweep"): one read of the
+// The all-digit histogram (the GPUOpen article on Onesweep with a circular
+// look-back buffer, "Count in Onesweep"): one read of the
 // keys counts the digits of every pass, and finds out whether the keys are
 // already in order (by the masked ordered key). The last block to finish
 // turns the counts into each pass's digit offsets and plans on the device
@@ -41,7 +42,8 @@ struct histogram_agent {
   /// keys in order): lane groups (lane / 4) % copies pick one, so that lanes
   /// 4 apart (the same digit in sorted input) do not serialise on one shared
   /// address. Keys in no order (count_each) use copy 0: spreading them over
-  /// the copies was slower (NOTES.md row 34); but where all of a thread's keys
+  /// the copies was slower on an H100 (bench/results/cuda-h100-2026-11-23-b.md,
+  /// call 6); but where all of a thread's keys
   /// share the pass's digit (one atomic for them all, likely the same digit
   /// in every lane: the high bytes of narrow keys) it takes its group's copy.
   /// Each copy is padded by one word (other banks).
@@ -146,7 +148,7 @@ struct histogram_agent {
   /// and bin offset known at compile time, a key's count for a pass is a
   /// byte-permute, an address and the atomic (the bin offset is the atomic's
   /// immediate), where the general form needs five instructions (u32 keys
-  /// 2^28: 531 -> 519 us; NOTES.md row 34).
+  /// 2^28: 531 -> 519 us on an H100; bench/results/cuda-h100-2026-11-23-b.md).
   template <int N>
   __device__ __forceinline__ void count_each_bytes(const U (&o)[N], U differ) {
     const unsigned h = unsigned(__cvta_generic_to_shared(s.hist));

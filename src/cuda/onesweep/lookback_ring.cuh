@@ -1,4 +1,6 @@
-// Decoupled look-back over a fixed-size circular buffer (seed 004).
+// Decoupled look-back over a fixed-size circular buffer (the GPUOpen article
+// on Onesweep with a circular look-back buffer, which extends Adinets &
+// Merrill's Onesweep).
 //
 // Each tile publishes, per digit, first its own count (flag `aggregate`),
 // then, once its look-back is done, the inclusive prefix (flag `prefix`). A
@@ -11,7 +13,7 @@
 // Reuse is safe because a look-back goes back at most L tiles, and a tile
 // may take a slot only when every tile that could still read the slot's old
 // entries is done looking back: tiles up to seq - 2^log2 + L. The tail
-// iterator (seed 004, listings 2 and 3) tracks that, in groups of
+// iterator (the GPUOpen article, listings 2 and 3) tracks that, in groups of
 // 2^tail_bits tiles. Listing 2 makes each finishing tile wait until the
 // groups before its own are done, so that one counter stays exact; here a
 // finishing tile only bumps its group's counter and never waits, and the tail

@@ -1,4 +1,5 @@
-// Onesweep (seed 004) as the engine sees it: a job per (key width, value
+// Onesweep (Adinets & Merrill's algorithm with the circular look-back buffer
+// of the GPUOpen article on it) as the engine sees it: a job per (key width, value
 // type), the workspace it needs, and the explicitly instantiated entry
 // points (onesweep_k1/2/4/8.cu). No kernels here.
 #pragma once

@@ -32,7 +32,7 @@ struct pass_list {
 
 /// Head of the workspace; zeroed (with the ring) before each sort.
 struct control {
-  unsigned tail;       ///< tail iterator of the look-back ring (seed 004): tail groups known finished, over all passes
+  unsigned tail;       ///< tail iterator of the look-back ring (GPUOpen Onesweep article): tail groups known finished, over all passes
   unsigned hist_done;  ///< histogram blocks finished (the last one plans)
   unsigned unsorted;   ///< some key is smaller than its predecessor
   unsigned canon_used; ///< some key is a NaN or -0 (the float canonicalisation changes it)
@@ -50,8 +50,8 @@ struct control {
 /// the alternate buffers when the high half of every key is the same (the
 /// passes of those digits are skipped): a pass then moves 6 bytes a 32-bit
 /// key instead of 8. 32-bit keys only (void otherwise): 64-bit keys with
-/// narrow passes (to 32 bits) sorted full-width keys 0.5 % slower (NOTES.md
-/// row 37).
+/// narrow passes (to 32 bits) sorted full-width keys 0.5 % slower (H100:
+/// bench/results/cuda-h100-2026-11-23-c.md, call 10).
 template <class U>
 using narrow_key_t = std::conditional_t<sizeof(U) == 4, std::uint16_t, void>;
 

@@ -1,4 +1,5 @@
-// One Onesweep digit pass, one tile per block (seed 004, "Reorder"):
+// One Onesweep digit pass, one tile per block (the GPUOpen article on
+// Onesweep with a circular look-back buffer, "Reorder in Onesweep"):
 //
 //   ticket   take the next tile index from an atomic counter, so every tile
 //            before this one is already running or held by a block that is
@@ -42,8 +43,8 @@
 // staging memory, which buys longer tiles at two blocks per SM: the sm_90
 // default for 4-byte values (u32/u32 pairs 384 x 36: 7 % faster than 512 x 20
 // with prefetched values, and 4 % more with the digits kept in registers
-// instead of staged; NOTES.md rows 36, 42, 44). Three blocks of shorter tiles
-// lost (row 36).
+// instead of staged; H100: bench/results/cuda-h100-2026-11-23-d.md). Three
+// blocks of shorter tiles lost (bench/results/cuda-h100-2026-11-23-b.md).
 #pragma once
 #include <type_traits>
 
@@ -100,7 +101,8 @@ struct scatter_agent {
   /// values' scatter: dig4).
   /// Each buffer starts on a 128-byte boundary (one shared-memory wavefront):
   /// the tile 64 bytes off it sorted u32 keys 2 % and u64 keys 2.5 % slower,
-  /// 16 bytes off a 32-byte boundary u64 keys 4.5 % (NOTES.md rows 38, 41).
+  /// 16 bytes off a 32-byte boundary u64 keys 4.5 % (H100:
+  /// bench/results/cuda-h100-2026-11-23-c.md and -d.md).
   static constexpr std::size_t smem_align = 128;
   static constexpr std::size_t align_up(std::size_t x) { return (x + smem_align - 1) / smem_align * smem_align; }
   static constexpr std::size_t keys_offset = align_up(sizeof(storage));

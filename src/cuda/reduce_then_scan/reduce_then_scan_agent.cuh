@@ -1,5 +1,6 @@
-// Classic reduce-then-scan LSD pass (seed 003, the CUDA LSD slides: "Build
-// Histograms", "Build Local and Global Offsets", "Scatter"; Helluy 001 §2:
+// Classic reduce-then-scan LSD pass (the course slides "CUDA LSD Radix Sort":
+// "Build Histograms", "Build Local and Global Offsets", "Scatter"; Helluy
+// 2011, "A portable implementation of the radix sort algorithm in OpenCL", §2:
 // histogram, scan, reorder), with digits of R = 1, 2, 4 or 8 bits chosen at
 // run time. Per pass:
 //   count    (count_agent) one block per tile counts its digits and writes

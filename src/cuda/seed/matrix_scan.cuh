@@ -1,9 +1,11 @@
-// The exclusive scan over a pass's count matrix (seed 003, "Build Local and
-// Global Offsets"; Helluy 001 §2.3 "scan"). The matrix is stored digit-major
-// (counts[d * tiles + t]), so its flat exclusive prefix is, for every (digit,
-// tile), the global position of the tile's first key of that digit: the
-// slides' transpose is folded into the layout. Three launches: chunk sums,
-// one block scanning the sums, chunks scanned with their base, in place.
+// The exclusive scan over a pass's count matrix (the course slides "CUDA LSD
+// Radix Sort": "Build Local and Global Offsets"; Helluy 2011, "A portable
+// implementation of the radix sort algorithm in OpenCL", §2.2 "Scanning").
+// The matrix is stored digit-major (counts[d * tiles + t]), so its flat
+// exclusive prefix is, for every (digit, tile), the global position of the
+// tile's first key of that digit: the slides' transpose is folded into the
+// layout. Three launches: chunk sums, one block scanning the sums, chunks
+// scanned with their base, in place.
 // Every kernel returns at once when the order check skipped the pass.
 #pragma once
 #include <cstdint>

@@ -1,5 +1,9 @@
-// What the three seed algorithms (reduce_then_scan: seed 003 and Helluy 001;
-// four_way: seed 000, Ha et al.; split: seed 002, Garcia et al.) share: one
+// What the three seed algorithms share (reduce_then_scan: the course slides
+// "CUDA LSD Radix Sort" and Helluy 2011, "A portable implementation of the
+// radix sort algorithm in OpenCL"; four_way: Ha, Krüger & Silva 2009, "Fast
+// 4-way parallel radix sorting on GPUs"; split: García, Alvizo, Olivares &
+// Ramos 2014, "Fast Data Parallel Radix Sort Implementation in DirectX 11
+// Compute Shader to Accelerate Ray Tracing Algorithms"): one
 // LSD pass is "per tile, digit counts (and for four_way and split a locally
 // sorted tile); an exclusive scan over the digit-major tile x digit count
 // matrix, which gives every (digit, tile) its global start; a scatter".
@@ -21,7 +25,8 @@ constexpr int seed_max_passes = 64;
 /// Head of the workspace (zeroed before each sort).
 struct seed_control {
   /// unsorted[e]: 0 = the keys were found sorted before pass e (four_way's
-  /// order check, seed 000 §4.2): pass e and every later one do nothing.
+  /// order check, Ha, Krüger & Silva 2009, §4.2): pass e and every later one
+  /// do nothing.
   /// Algorithms without the check set every entry to 1 up front.
   unsigned unsorted[seed_max_passes];
 };

@@ -1,10 +1,12 @@
-// García, Bocanegra and Sanchez's radix sort with the split primitive
-// (seed 002, §III), one LSD pass of 4-bit digits in three dispatches:
+// The radix sort with the split primitive of García, Alvizo, Olivares & Ramos
+// 2014, "Fast Data Parallel Radix Sort Implementation in DirectX 11 Compute
+// Shader to Accelerate Ray Tracing Algorithms" (§IV-A), one LSD pass of 4-bit
+// digits in three dispatches:
 //   local    (local_agent) "each block sorts in local shared memory the 4-bit
 //            keys ... using the split primitive": four successive 1-bit
 //            splits, least significant bit first, each a block scan of the
 //            bit (warp shuffles, then the warp totals: the warp-synchronous
-//            scan of §III-B) that puts the 0s before the 1s, stably; then
+//            scan of §IV-A) that puts the 0s before the 1s, stably; then
 //            the bucket counts of the tile go to the bucket matrix
 //   scan     matrix_scan: "prefix sum over the global buckets"
 //   scatter  (scatter_agent) "the global position of the number locally

@@ -1,6 +1,6 @@
 // OpenCL C 1.2 kernels of the OpenCL engine.
-// Seed 001 (Helluy, "A portable implementation of the radix sort algorithm in
-// OpenCL"): §2.1 per-item histograms H(c,g,i) stored at c*G*I + g*I + i,
+// After Helluy 2011, "A portable implementation of the radix sort algorithm
+// in OpenCL": §2.1 per-item histograms H(c,g,i) stored at c*G*I + g*I + i,
 // §2.2/§3.2.2 scan split into s parts, §2.3/§3.2.3 reorder, §3.2.1 transpose.
 //
 // Built by the host (src/opencl/program.cpp) with these -D options, one

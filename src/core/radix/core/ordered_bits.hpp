@@ -1,11 +1,12 @@
 // The ordered-bits transform: maps a key's bits to an unsigned integer whose
-// unsigned order is the sort order the contract asks for (design.md,
-// "Semantics"). One transform serves every engine and the test oracle.
+// unsigned order is the sort order the README's "Semantics" promise. One
+// transform serves every engine and the test oracle.
 //
 // Key kind and direction are run-time masks, not template parameters (the
 // vqsort-style firewall): an engine instantiates per key *width* only.
-// Follows seed 000 §4.6 (float/negative key mapping), extended with the
-// contract's NaN and signed-zero rules.
+// Follows the float/negative key mapping of Ha, Krüger & Silva 2009, "Fast
+// 4-way parallel radix sorting on GPUs", §3, extended with the contract's
+// NaN and signed-zero rules.
 #pragma once
 #include <cstdint>
 #include <type_traits>

@@ -1,5 +1,7 @@
-// Pass planning and digit extraction for LSD radix sorting (seed 001 §2: free
-// choice of key bits b and radix bits r; seed 003: R-bit counting passes).
+// Pass planning and digit extraction for LSD radix sorting (Helluy 2011, "A
+// portable implementation of the radix sort algorithm in OpenCL", §2: free
+// choice of key bits b and radix bits r; R-bit counting passes as in the
+// course slides "CUDA LSD Radix Sort").
 // Shared by every engine and by the tests.
 #pragma once
 #include <cstdint>

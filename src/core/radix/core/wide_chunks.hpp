@@ -1,5 +1,5 @@
 // Keys wider than 64 bits (byte strings, 128-bit integers) are sorted LSD
-// over 64-bit chunks, each chunk a stable radix sort of its own (seed 000
+// over 64-bit chunks, each chunk a stable radix sort of its own (Ha, Krüger & Silva 2009,
 // §4.7: sort a key part with an index, then gather). This header says which
 // chunks a key has, where each lies in memory and which of its bits the
 // requested bit range keeps; every engine and the tests plan with it.

@@ -1,0 +1,67 @@
+// Every environment variable the library reads, read here and nowhere else,
+// each with what it does. README.md lists the same table (a test checks that
+// every name below is documented there). Host-only.
+//
+// They are for tuning experiments and diagnostics: none changes a result,
+// only how it is computed, and the library runs with none of them set.
+#pragma once
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "radix/error.hpp"
+
+namespace radix::core::env {
+
+struct variable {
+  const char* name;
+  const char* effect;
+};
+
+inline constexpr variable variables[] = {
+    {"RADIX_CPU_POLICY", "CPU engine tuning fields, e.g. \"bucket_bytes=131072,max_msd_bits=11\" (src/cpu/lsd.hpp lists them)"},
+    {"RADIX_TRACE", "1: the CPU engine prints the time of each phase of a sort to stderr"},
+    {"RADIX_CUDA_ALGORITHM", "forces one CUDA algorithm or variant for every sort, e.g. onesweep, four_way/3"},
+    {"RADIX_CUDA_ALT_POLICY", "1, 2 or 3: a build with RADIX_CUDA_ALT_POLICY_BUILD uses that alternative Onesweep policy slot"},
+    {"RADIX_CUDA_NARROW", "0: Onesweep keeps full-width 32-bit keys between passes (for A/B measurements)"},
+    {"RADIX_CUDA_NO_PIN", "set: host spans are staged through pinned buffers instead of being pinned in place"},
+    {"RADIX_TUNING_CACHE", "the file `radix calibrate` writes and the CUDA engine reads (default under XDG_CACHE_HOME or HOME)"},
+    {"RADIX_OPENCL_DEVICE", "the OpenCL device: an index or a name substring, e.g. NVIDIA or Portable"},
+    {"RADIX_OPENCL_POLICY", "OpenCL engine tuning fields, e.g. \"groups=64,items=32\" (src/opencl/cl_internal.hpp lists them)"},
+    {"RADIX_OPENCL_BUILD_OPTIONS", "extra options for the OpenCL kernel compiler"},
+    {"RADIX_OPENCL_BUILD_LOG", "1: print the OpenCL kernel compiler's log"},
+};
+
+/// The value of a variable of the table above, or nullptr when unset. Asking
+/// for a name not in the table is a bug: every variable is documented.
+inline const char* get(const char* name) {
+  for (const auto& v : variables)
+    if (std::strcmp(v.name, name) == 0) return std::getenv(name);
+  throw invalid_argument(std::string("radix: internal: undocumented environment variable ") + name);
+}
+
+/// Whether a flag variable is set to something other than empty or "0".
+inline bool flag(const char* name) {
+  const char* v = get(name);
+  return v && *v && !(v[0] == '0' && v[1] == 0);
+}
+
+/// Parses a policy override "name=value,name=value" (values decimal or 0x
+/// hex), calling set(name, value) for each item; items without '=' are
+/// skipped, and unknown names are for `set` to ignore.
+template <class F>
+void for_each_setting(const char* spec, F set) {
+  if (!spec) return;
+  std::string_view s(spec);
+  while (!s.empty()) {
+    const std::size_t comma = s.find(',');
+    const std::string item(s.substr(0, comma));
+    s = comma == std::string_view::npos ? std::string_view() : s.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    set(std::string_view(item).substr(0, eq), std::strtoull(item.c_str() + eq + 1, nullptr, 0));
+  }
+}
+
+}  // namespace radix::core::env

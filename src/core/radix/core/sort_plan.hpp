@@ -1,0 +1,199 @@
+// One plan per sort request: every decision that does not depend on the
+// engine's algorithm, made once, in one place, before any data is touched.
+// The host API (src/api) plans a request with the chosen engine's
+// capabilities; the engine's workspace query and its run() both read the same
+// plan, so they cannot disagree.
+//
+//   plan_sort(request, caps) -> sort_plan
+//     key width, value route (none / native / via an index / indices out),
+//     the resolved bit range and digit width, the workspace's named slices
+//   with_types(plan, f)  -> f.template operator()<U, V>() for the plan's widths
+//   workspace_layout     -> sizes a workspace and carves it, from one list
+//
+// Host-only (the device code gets typed jobs built from a plan).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "radix/core/ordered_bits.hpp"
+#include "radix/error.hpp"
+#include "radix/sort.hpp"
+
+namespace radix::core {
+
+/// The payload type of a keys-only sort.
+struct no_value {};
+
+/// How values travel with the keys.
+enum class value_route : std::uint8_t {
+  none,       ///< keys only
+  native,     ///< the values ride along in every pass (sizes the engine moves natively, aligned)
+  via_index,  ///< other values: the keys carry a generated index, then one gather moves the values
+  indices,    ///< argsort: the generated index is the output
+};
+
+/// What an engine does natively; the plan routes around the rest.
+struct engine_caps {
+  /// Bit b set: values of b bytes (b < 32) ride along in the passes.
+  std::uint32_t native_value_sizes = (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8);
+  /// Whether run() carves its scratch from the caller's host workspace
+  /// (false: the engine's scratch is device memory, the host workspace is 0).
+  bool host_workspace = true;
+};
+
+/// A workspace cut into named slices, each on its own cache lines. total()
+/// is exactly what carve() needs, whatever the alignment of the base address
+/// (in the spirit of CUB's alias_temporaries: one description both sizes and
+/// carves).
+class workspace_layout {
+ public:
+  static constexpr int max_slices = 6;
+  static constexpr std::size_t alignment = 64;  ///< a cache line: no false sharing between slices
+
+  /// Adds a slice; returns its number for carve().
+  int add(const char* name, std::uint64_t bytes) {
+    if (count_ == max_slices) throw invalid_argument("radix: internal: too many workspace slices");
+    slices_[count_] = {name, bytes};
+    return count_++;
+  }
+  int size() const { return count_; }
+  const char* name(int i) const { return slices_[i].name; }
+  std::uint64_t bytes(int i) const { return slices_[i].bytes; }
+
+  /// Bytes a workspace needs: every slice rounded up to the alignment, plus
+  /// the worst-case padding in front of the first (none without slices).
+  std::uint64_t total() const {
+    std::uint64_t t = 0;
+    for (int i = 0; i < count_; ++i) t += round_up(slices_[i].bytes);
+    return count_ ? t + alignment - 1 : 0;
+  }
+
+  /// The slices' start addresses inside `ws` (at least total() bytes).
+  std::array<std::byte*, max_slices> carve(std::span<std::byte> ws) const {
+    if (ws.size() < total())
+      throw out_of_memory("radix: workspace of " + std::to_string(ws.size()) + " bytes is too small; need " +
+                          std::to_string(total()));
+    std::array<std::byte*, max_slices> at{};
+    auto p = (reinterpret_cast<std::uintptr_t>(ws.data()) + alignment - 1) & ~std::uintptr_t(alignment - 1);
+    for (int i = 0; i < count_; ++i) {
+      at[i] = reinterpret_cast<std::byte*>(p);
+      p += round_up(slices_[i].bytes);
+    }
+    return at;
+  }
+
+ private:
+  static std::uint64_t round_up(std::uint64_t b) { return (b + alignment - 1) / alignment * alignment; }
+  struct slice {
+    const char* name = nullptr;
+    std::uint64_t bytes = 0;
+  };
+  std::array<slice, max_slices> slices_{};
+  int count_ = 0;
+};
+
+/// The named slices of a host workspace (indices into workspace_layout).
+enum slice_id : int {
+  key_scratch,      ///< n keys: the other buffer of every pass
+  key_copy,         ///< n keys: argsort leaves the input keys alone, so two buffers of its own
+  payload_scratch,  ///< n payloads (values or indices): the other buffer of every pass
+  index_buffer,     ///< via_index: the generated permutation
+  value_copy,       ///< via_index: the values' copy the gather reads from
+  no_slice = -1,
+};
+
+struct sort_plan {
+  operation op = operation::keys;
+  std::uint64_t n = 0;
+  int key_bytes = 0;             ///< width of the ordered key type: 1, 2, 4 or 8
+  value_route route = value_route::none;
+  int payload_bytes = 0;         ///< bytes of what moves with the keys (values or index); 0: nothing
+  int index_bytes = 0;           ///< via_index and indices: width of the generated index
+  std::size_t value_bytes = 0;   ///< pairs: the caller's value size
+  int begin_bit = 0, end_bit = 0;  ///< resolved: end_bit is never -1
+  int digit_bits = 0;            ///< as requested; 0: the engine's choice
+  bool nothing_to_move = false;  ///< n < 2: no element changes place (an argsort of one key writes 0)
+  workspace_layout workspace;    ///< empty when the engine keeps no host scratch
+  std::array<int, 5> slice{no_slice, no_slice, no_slice, no_slice, no_slice};  ///< slice_id -> layout index
+};
+
+/// Index width for n elements: 32 bits while they suffice.
+inline int index_bytes_for(std::uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
+
+/// Plans a validated request whose key is at most 8 bytes (wider keys are
+/// sorted as 64-bit chunks before an engine sees them). When `values` is
+/// null (a size query before the buffers exist), pairs are planned for the
+/// index route, whose workspace is the larger, so that the answer is enough
+/// either way.
+inline sort_plan plan_sort(const sort_request& r, const engine_caps& caps) {
+  sort_plan p;
+  p.op = r.op;
+  p.n = r.n;
+  p.key_bytes = r.key.bytes;
+  p.value_bytes = r.value_bytes;
+  p.begin_bit = r.opts.begin_bit;
+  p.end_bit = r.opts.end_bit < 0 ? r.key.bits() : r.opts.end_bit;
+  p.digit_bits = r.opts.digit_bits;
+  p.nothing_to_move = r.n < 2;
+  switch (r.op) {
+    case operation::keys: break;
+    case operation::argsort:
+      p.route = value_route::indices;
+      p.index_bytes = p.payload_bytes = r.index_bytes;
+      break;
+    case operation::pairs: {
+      const std::size_t v = r.value_bytes;
+      // Values ride along when the engine moves their size and they are
+      // aligned to it; a query without the pointer cannot know, and plans the
+      // index route, which needs the larger workspace.
+      const bool native_size = v < 32 && (caps.native_value_sizes >> v & 1u);
+      const bool aligned = r.values != nullptr && reinterpret_cast<std::uintptr_t>(r.values) % v == 0;
+      if (native_size && aligned) {
+        p.route = value_route::native;
+        p.payload_bytes = int(v);
+      } else {
+        p.route = value_route::via_index;
+        p.index_bytes = p.payload_bytes = index_bytes_for(r.n);
+      }
+      break;
+    }
+  }
+  if (!caps.host_workspace || p.nothing_to_move) return p;
+  const std::uint64_t n = r.n;
+  auto add = [&](slice_id id, const char* name, std::uint64_t bytes) { p.slice[id] = p.workspace.add(name, bytes); };
+  add(key_scratch, "key scratch", n * std::uint64_t(p.key_bytes));
+  if (p.route == value_route::indices) add(key_copy, "key copy", n * std::uint64_t(p.key_bytes));
+  if (p.route != value_route::none) add(payload_scratch, "payload scratch", n * std::uint64_t(p.payload_bytes));
+  if (p.route == value_route::via_index) {
+    add(index_buffer, "index", n * std::uint64_t(p.index_bytes));
+    add(value_copy, "value copy", n * std::uint64_t(p.value_bytes));
+  }
+  return p;
+}
+
+/// Calls f.template operator()<U, V>() with U the plan's ordered-key type
+/// (uint8_t .. uint64_t) and V what moves with the keys: no_value, the
+/// native value type (uint8_t .. uint64_t), or the index type.
+template <class F>
+decltype(auto) with_types(const sort_plan& p, F&& f) {
+  const auto with_v = [&]<class U>() -> decltype(auto) {
+    switch (p.route == value_route::none ? 0 : p.payload_bytes) {
+      case 1: return f.template operator()<U, std::uint8_t>();
+      case 2: return f.template operator()<U, std::uint16_t>();
+      case 4: return f.template operator()<U, std::uint32_t>();
+      case 8: return f.template operator()<U, std::uint64_t>();
+      default: return f.template operator()<U, no_value>();
+    }
+  };
+  switch (p.key_bytes) {
+    case 1: return with_v.template operator()<std::uint8_t>();
+    case 2: return with_v.template operator()<std::uint16_t>();
+    case 4: return with_v.template operator()<std::uint32_t>();
+    default: return with_v.template operator()<std::uint64_t>();
+  }
+}
+
+}  // namespace radix::core
