@@ -5,7 +5,9 @@
 # in turn, AB_ROUNDS times, in each buffer layout, one process per row.
 #
 #   AB_VARIANTS  "name=CUDA flags;..."   e.g. "base=;align=-DSOME_MACRO=128"
-#                (nvcc splits -D values at commas: pass numbers, not lists)
+#                (nvcc splits -D values at commas: pass numbers, not lists);
+#                "name@DIR=flags" builds the sources in DIR instead (another
+#                commit, e.g. `git archive COMMIT | tar -x -C DIR`, carried)
 #   AB_CASES     "name[:slot]|row|log2;..."  slot k runs with RADIX_CUDA_ALT_POLICY=k
 #                (the variant must define RADIX_CUDA_ALT_POLICY_BUILD)
 #   AB_LAYOUTS   default "shared doc";  AB_ROUNDS default 2;  AB_REPS default 15
@@ -32,7 +34,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$S"
 
 for v in "${VARIANTS[@]}"; do
   name=${v%%=*}; flags=${v#*=}
-  ( cmake -S . -B "/tmp/ab_$name" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  src=.
+  if [[ "$name" == *@* ]]; then src=${name#*@}; name=${name%%@*}; fi
+  ( cmake -S "$src" -B "/tmp/ab_$name" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DRADIX_ENABLE_CUDA=ON -DRADIX_BUILD_EXAMPLES=OFF -DRADIX_CUDA_TYPES=dev "-DCMAKE_CUDA_FLAGS=$flags" \
       > "$OUT/ab_build_$name.log" 2>&1 &&
     cmake --build "/tmp/ab_$name" --target radix_cuda_bench -j"$JOBS" >> "$OUT/ab_build_$name.log" 2>&1

@@ -88,7 +88,7 @@ if has conformance; then
   t0=$(date +%s)
   # its binaries (a MINE_ONLY build skips them; already built ones cost nothing)
   for t in conformance_keys conformance_pairs conformance_argsort conformance_records conformance_decomposer \
-    conformance_options conformance_byte_keys conformance_int128 radix_pic radix_broadphase radix_lbvh; do
+    conformance_options conformance_byte_keys conformance_int128 conformance_workspace radix_pic radix_broadphase radix_lbvh; do
     cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/conformance_build.log" 2>&1 || note "-- conformance: build of $t FAILED"
   done
   note "-- conformance: binaries built ($(( $(date +%s) - t0 )) s)"
