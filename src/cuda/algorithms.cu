@@ -14,7 +14,7 @@
 
 namespace radix::cuda_detail {
 
-std::ostream& operator<<(std::ostream& os, const seed_tile_shape& t) {
+std::ostream& operator<<(std::ostream& os, const multipass_tile_shape& t) {
   return os << t.threads << "x" << t.items << " (" << t.tile() << " keys)";
 }
 

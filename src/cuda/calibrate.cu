@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common.cuh"
+#include "common/common.cuh"
 #include "radix/calibrate.hpp"
 #include "radix/core/environment.hpp"
 #include "radix/cuda.hpp"

@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <string>
 
-#include "common.cuh"
+#include "common/common.cuh"
 #include "gather.cuh"
 
 namespace radix::cuda_detail {

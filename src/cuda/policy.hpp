@@ -138,27 +138,27 @@ constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int wh
   return p;
 }
 
-/// A tile shape of the seed algorithms (src/cuda/seed/): threads per block and
+/// A tile shape of the seed algorithms (src/cuda/multipass/): threads per block and
 /// keys per thread. variant::tile indexes the algorithm's table below; every
 /// entry is a compiled instantiation.
-struct seed_tile_shape {
+struct multipass_tile_shape {
   int threads;
   int items;
   constexpr int tile() const { return threads * items; }
 };
-std::ostream& operator<<(std::ostream&, const seed_tile_shape&);
+std::ostream& operator<<(std::ostream&, const multipass_tile_shape&);
 
 /// reduce_then_scan (the course slides "CUDA LSD Radix Sort"): the local sort
 /// is Onesweep's ranking, which needs a thread per 8-bit digit (>= 256 threads). The third is Onesweep's
 /// 32-bit-key tile: fewer, larger tiles make a smaller count matrix.
-constexpr seed_tile_shape sm90_rts_tiles[] = {{256, 16}, {512, 8}, {512, 15}};
+constexpr multipass_tile_shape sm90_rts_tiles[] = {{256, 16}, {512, 8}, {512, 15}};
 /// four_way (Ha, Krüger & Silva 2009, "Fast 4-way parallel radix sorting on
 /// GPUs"): the paper ran 128 threads x 2 keys on a G80; wider
 /// tiles amortise the block scan on an H100. 16-bit packed counters: < 65536 keys.
-constexpr seed_tile_shape sm90_four_way_tiles[] = {{256, 8}};
+constexpr multipass_tile_shape sm90_four_way_tiles[] = {{256, 8}};
 /// split (García, Alvizo, Olivares & Ramos 2014, "Fast Data Parallel Radix Sort
 /// Implementation in DirectX 11 Compute Shader to Accelerate Ray Tracing
 /// Algorithms"): the paper used 512 threads x 1 key.
-constexpr seed_tile_shape sm90_split_tiles[] = {{256, 8}};
+constexpr multipass_tile_shape sm90_split_tiles[] = {{256, 8}};
 
 }  // namespace radix::cuda_detail

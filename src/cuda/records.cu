@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "common.cuh"
+#include "common/common.cuh"
 #include "engine/engine.hpp"
 #include "gather.cuh"
 #include "radix/cuda.hpp"

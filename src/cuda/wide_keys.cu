@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "common.cuh"
+#include "common/common.cuh"
 #include "engine/engine.hpp"
 #include "gather.cuh"
 #include "radix/core/wide_chunks.hpp"

@@ -72,7 +72,7 @@ std::uint64_t base_seed() {
 }
 
 /// A workload's seed: the base seed mixed with its description (FNV-1a).
-std::uint64_t seed_for(const std::string& tag) {
+std::uint64_t multipass_for(const std::string& tag) {
   std::uint64_t h = 0xCBF29CE484222325ull;
   for (unsigned char ch : tag) h = (h ^ ch) * 0x100000001B3ull;
   return mix64(base_seed() ^ h);
@@ -506,7 +506,7 @@ void workload(ctx& c, op what, const char* type_text, std::size_t n, dist d, con
               const std::vector<runner>& rs) {
   const char* opn = what == op::keys ? "keys" : what == op::pairs ? "pairs" : "argsort";
   const std::string tag = std::string(opn) + " " + type_text + " " + dist_name(d);
-  const std::uint64_t seed = seed_for(tag + " " + describe(o) + " " + std::to_string(n));
+  const std::uint64_t seed = multipass_for(tag + " " + describe(o) + " " + std::to_string(n));
   check<K, P>(c, what, make_keys<K>(n, d, seed), o, tag, seed, rs);
 }
 
@@ -644,7 +644,7 @@ TEST_CASE(algo_bit_range, false) {
 template <class K, class V>
 void determinism_of(ctx& c, const runner& r, std::size_t n, dist d, const char* type_text) {
   const std::string tag = std::string("determinism ") + type_text + " " + dist_name(d);
-  const std::uint64_t seed = seed_for(tag);
+  const std::uint64_t seed = multipass_for(tag);
   const auto keys = make_keys<K>(n, d, seed);
   const auto vals = random_values<V>(n, seed);
   const options o;
@@ -670,7 +670,7 @@ TEST_CASE(algo_determinism, false) {
 /// sorted in the first n' elements only, or sorted after a few passes.
 void presorted_cases(ctx& c, const std::vector<runner>& rs, const std::vector<std::size_t>& sizes) {
   for (std::size_t n : sizes) {
-    const std::uint64_t seed = seed_for("presorted " + std::to_string(n));
+    const std::uint64_t seed = multipass_for("presorted " + std::to_string(n));
     auto sorted = make_keys<std::uint32_t>(n, dist::sorted, seed);
     check(c, op::keys, sorted, dir_opts(0), "u32 presorted", seed, rs);
     check(c, op::keys, sorted, dir_opts(1), "u32 presorted, sorted descending", seed, rs);
@@ -724,7 +724,7 @@ TEST_CASE(algo_four_way_presorted, false) {
 TEST_CASE(algo_workspace_too_small, true) {
   ctx c;
   const std::size_t n = 100003;
-  const auto keys = make_keys<std::uint32_t>(n, dist::uniform, seed_for("workspace"));
+  const auto keys = make_keys<std::uint32_t>(n, dist::uniform, multipass_for("workspace"));
   const auto vals = random_values<std::uint32_t>(n, 5);
   for (const runner& r : runners())
     for (op what : {op::keys, op::pairs}) {
@@ -785,7 +785,7 @@ TEST_CASE(algo_workspace_too_small, true) {
 TEST_CASE(algo_invalid_digit_bits, true) {
   ctx c;
   const std::size_t n = 5000;
-  const auto keys = make_keys<std::uint32_t>(n, dist::uniform, seed_for("invalid digit bits"));
+  const auto keys = make_keys<std::uint32_t>(n, dist::uniform, multipass_for("invalid digit bits"));
   // widths the algorithms do not have (four_way: 1-3, reduce_then_scan: 1, 2, 4, 8, split: 1-4)
   const std::pair<algorithm, int> bad[] = {
       {algorithm::four_way, 5}, {algorithm::four_way, 8}, {algorithm::reduce_then_scan, 3}, {algorithm::split, 8}};
@@ -915,7 +915,7 @@ TEST_CASE(algo_host_api, false) {
         g.digit_bits = r.digit_bits;
         options cpu;
         cpu.use = radix::engine::cpu;
-        const std::uint64_t seed = seed_for("host api " + std::to_string(n));
+        const std::uint64_t seed = multipass_for("host api " + std::to_string(n));
         const std::string label = r.name + ": host API n=" + std::to_string(n) + " seed=" + hex(seed);
         try {
           auto k = make_keys<float>(n, dist::specials, seed), rk = k;
@@ -957,7 +957,7 @@ TEST_CASE(algo_small, true) {
   // the order check's paths (all passes skipped, quick check passes but the full one fails)
   std::vector<runner> fw;
   for (const runner& x : rs) if (x.which() == algorithm::four_way) fw.push_back(x);
-  const auto sorted = make_keys<std::uint32_t>(4096, dist::sorted, seed_for("small presorted"));
+  const auto sorted = make_keys<std::uint32_t>(4096, dist::sorted, multipass_for("small presorted"));
   check(c, op::keys, sorted, dir_opts(0), "u32 presorted", 1, fw);
   auto last = sorted;
   last.back() = 0;

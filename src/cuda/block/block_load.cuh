@@ -7,7 +7,7 @@
 // sources) fall back to scalar loads.
 
 #pragma once
-#include "../common.cuh"
+#include "../common/common.cuh"
 
 namespace radix::cuda_detail {
 

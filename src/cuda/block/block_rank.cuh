@@ -14,7 +14,7 @@
 //   local = digit_start[d] + warp_prefix[w][d] + rank_in_warp
 // (the first two summed once per digit and warp, kept in the warp counters).
 #pragma once
-#include "../common.cuh"
+#include "../common/common.cuh"
 #include "block_scan.cuh"
 
 namespace radix::cuda_detail {

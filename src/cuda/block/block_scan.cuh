@@ -1,7 +1,7 @@
 // Block-wide exclusive prefix sum of one value per thread (warp shuffles,
 // then a scan of the warp totals). Every thread of the block must call it.
 #pragma once
-#include "../common.cuh"
+#include "../common/common.cuh"
 
 namespace radix::cuda_detail {
 

@@ -23,8 +23,8 @@
 #pragma once
 #include <type_traits>
 
-#include "../seed/seed_params.cuh"
-#include "../seed/tile_io.cuh"
+#include "../common/multipass_params.cuh"
+#include "../common/tile_io.cuh"
 
 namespace radix::cuda_detail {
 
@@ -113,12 +113,12 @@ struct four_way_local_agent {
       Coalesced ? values_offset + (has_values ? sizeof(V) * smem_slots<V>(tile) : 0)
                 : data_offset + sizeof(std::uint32_t) * smem_slots<std::uint32_t>(tile);
 
-  const seed_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
+  const multipass_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
   unsigned char* smem;
 
   __device__ __forceinline__ void process(int e, int shift, int bits) {
     if (p.ctl->unsorted[e] == 0) return;
-    const auto buf = seed_buffers<U, V>::pick(p, e);
+    const auto buf = multipass_buffers<U, V>::pick(p, e);
     storage& s = *reinterpret_cast<storage*>(smem);
     const std::uint64_t base = std::uint64_t(blockIdx.x) * tile;
     const int valid = p.n - base < std::uint64_t(tile) ? int(p.n - base) : tile;
@@ -131,7 +131,7 @@ struct four_way_local_agent {
     mine.clear();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      dig[i] = first + i < valid ? seed_digit(p.codec, keys[i], shift, bits) : unsigned(Ways);
+      dig[i] = first + i < valid ? multipass_digit(p.codec, keys[i], shift, bits) : unsigned(Ways);
       if (dig[i] < unsigned(Ways)) mine.add(dig[i]);
     }
     P total;
@@ -204,12 +204,12 @@ struct four_way_mapping_agent {
   static constexpr std::size_t digits_offset = (values_offset + (has_values ? sizeof(V) * tile : 0) + 15) / 16 * 16;
   static constexpr std::size_t smem_bytes = digits_offset + tile;
 
-  const seed_params<U, V> p;
+  const multipass_params<U, V> p;
   unsigned char* smem;
 
   __device__ __forceinline__ void process(int e, int shift, int bits) {
     if (p.ctl->unsorted[e] == 0) return;
-    const auto buf = seed_buffers<U, V>::pick(p, e);
+    const auto buf = multipass_buffers<U, V>::pick(p, e);
     storage& s = *reinterpret_cast<storage*>(smem);
     U* sk = reinterpret_cast<U*>(smem + keys_offset);
     V* sv = reinterpret_cast<V*>(smem + values_offset);
@@ -225,7 +225,7 @@ struct four_way_mapping_agent {
     for (int j = threadIdx.x; j < valid; j += Threads) {
       const U k = ld_nc(buf.kt + base + j);
       sk[j] = k;
-      sd[j] = static_cast<unsigned char>(seed_digit(p.codec, k, shift, bits));
+      sd[j] = static_cast<unsigned char>(multipass_digit(p.codec, k, shift, bits));
       if constexpr (has_values) sv[j] = ld_nc(buf.vt + base + j);
     }
     __syncthreads();
@@ -264,12 +264,12 @@ struct four_way_elementwise_agent {
   };
   static constexpr std::size_t smem_bytes = sizeof(storage);
 
-  const seed_params<U, V> p;
+  const multipass_params<U, V> p;
   unsigned char* smem;
 
   __device__ __forceinline__ void process(int e, int shift, int bits) {
     if (p.ctl->unsorted[e] == 0) return;
-    const auto buf = seed_buffers<U, V>::pick(p, e);
+    const auto buf = multipass_buffers<U, V>::pick(p, e);
     storage& s = *reinterpret_cast<storage*>(smem);
     const std::uint64_t base = std::uint64_t(blockIdx.x) * tile;
     const int valid = p.n - base < std::uint64_t(tile) ? int(p.n - base) : tile;
@@ -277,7 +277,7 @@ struct four_way_elementwise_agent {
     __syncthreads();
     for (int j = threadIdx.x; j < valid; j += Threads) {
       const U k = ld_nc(buf.ksrc + base + j);
-      const unsigned dst = s.global[seed_digit(p.codec, k, shift, bits)] + p.prefix[base + j];
+      const unsigned dst = s.global[multipass_digit(p.codec, k, shift, bits)] + p.prefix[base + j];
       if (buf.kdst) buf.kdst[dst] = k;
       if constexpr (has_values) buf.vdst[dst] = buf.vsrc ? ld_nc(buf.vsrc + base + j) : index_value<V>(base + j);
     }

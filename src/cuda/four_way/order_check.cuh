@@ -8,7 +8,7 @@
 // second reduction pass); any block that sees a descent sets the flag.
 // The decision stays on the device: pass kernels read ctl->unsorted[e].
 #pragma once
-#include "../seed/seed_params.cuh"
+#include "../common/multipass_params.cuh"
 
 namespace radix::cuda_detail {
 
@@ -18,8 +18,8 @@ constexpr std::uint32_t quick_check_keys = 1u << 16;  ///< n' of Ha et al. 2009,
 /// pairs from n' - 1 on, only if the quick check found none out of order.
 /// Both leave unsorted[e] at 0 (sorted: skip) when pass e - 1 was skipped.
 template <class U, class V, bool Full>
-__global__ void __launch_bounds__(256) order_check_kernel(const seed_params<U, V> p, int e) {
-  seed_control* ctl = p.ctl;
+__global__ void __launch_bounds__(256) order_check_kernel(const multipass_params<U, V> p, int e) {
+  multipass_control* ctl = p.ctl;
   // One thread reads the flags for the block (other blocks may set unsorted[e]
   // meanwhile): the decision to return must be the same for every thread.
   __shared__ bool skip;
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(256) order_check_kernel(const seed_params<U, V
            || (Full && ctl->unsorted[e] != 0);    // the quick check (or another block) decided
   __syncthreads();
   if (skip) return;
-  const U* keys = seed_buffers<U, V>::pick(p, e).ksrc;
+  const U* keys = multipass_buffers<U, V>::pick(p, e).ksrc;
   const std::uint32_t quick_end = p.n < quick_check_keys ? p.n : quick_check_keys;
   const std::uint32_t first = Full ? (quick_end > 0 ? quick_end - 1 : 0) : 0;
   const std::uint32_t last = Full ? p.n : quick_end;  // pairs (i, i+1) with i + 1 < last

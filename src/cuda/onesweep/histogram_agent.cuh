@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "../block/block_scan.cuh"
-#include "../common.cuh"
+#include "../common/common.cuh"
 #include "params.cuh"
 #include "radix/core/pass_plan.hpp"
 

@@ -28,7 +28,7 @@
 // groups), so the counter reads 2^tail_bits * (g / ring_groups + 1) exactly
 // when group g is finished, never earlier.
 #pragma once
-#include "../common.cuh"
+#include "../common/common.cuh"
 #include "params.cuh"
 
 namespace radix::cuda_detail::ring {

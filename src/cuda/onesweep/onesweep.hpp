@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../common.cuh"
+#include "../common/common.cuh"
 #include "params.cuh"
 #include "radix/core/ordered_bits.hpp"
 

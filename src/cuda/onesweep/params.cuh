@@ -5,15 +5,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../common.cuh"
+#include "../common/common.cuh"
 #include "radix/core/ordered_bits.hpp"
 
 namespace radix::cuda_detail {
-
-/// Value type of a keys-only sort.
-struct no_value {};
-
-enum class sort_mode : int { keys = 0, pairs = 1, argsort = 2 };
 
 constexpr int max_passes = 64;   // 64-bit keys with 1-bit digits
 constexpr int max_bins = 2048;   // sum over passes of 2^bits (64-bit keys, 8-bit digits)

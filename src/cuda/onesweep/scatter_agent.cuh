@@ -50,7 +50,7 @@
 
 #include "../block/block_load.cuh"
 #include "../block/block_rank.cuh"
-#include "../common.cuh"
+#include "../common/common.cuh"
 #include "lookback_ring.cuh"
 #include "../policy.hpp"
 #include "params.cuh"

@@ -7,7 +7,7 @@
 
 #include "../block/block_load.cuh"
 #include "../block/block_rank.cuh"
-#include "../common.cuh"
+#include "../common/common.cuh"
 #include "params.cuh"
 #include "radix/core/pass_plan.hpp"
 

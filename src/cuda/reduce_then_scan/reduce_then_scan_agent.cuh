@@ -17,7 +17,7 @@
 
 #include "../block/block_load.cuh"
 #include "../block/block_rank.cuh"
-#include "../seed/seed_params.cuh"
+#include "../common/multipass_params.cuh"
 
 namespace radix::cuda_detail {
 
@@ -27,12 +27,12 @@ struct rts_count_agent {
   struct storage {
     unsigned hist[warps][radix_size];
   };
-  const seed_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
+  const multipass_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
   storage& s;
 
   __device__ __forceinline__ void process(int e, int shift, int bits) {
     if (p.ctl->unsorted[e] == 0) return;
-    const U* keys = seed_buffers<U, V>::pick(p, e).ksrc;
+    const U* keys = multipass_buffers<U, V>::pick(p, e).ksrc;
     const int digits = 1 << bits;
     const unsigned warp = threadIdx.x / 32, lane = lane_id();
     for (int i = threadIdx.x; i < warps * radix_size; i += Threads) (&s.hist[0][0])[i] = 0;
@@ -45,7 +45,7 @@ struct rts_count_agent {
 #pragma unroll
       for (int i = 0; i < Items; ++i) {
         const int j = i * Threads + int(threadIdx.x);
-        const unsigned d = j < valid ? seed_digit(p.codec, ld_nc(keys + base + j), shift, bits) : radix_size;
+        const unsigned d = j < valid ? multipass_digit(p.codec, ld_nc(keys + base + j), shift, bits) : radix_size;
         for (int v = 0; v < digits; ++v) {
           const unsigned c = __popc(__ballot_sync(0xFFFFFFFFu, d == unsigned(v)));
           if (lane == 0) s.hist[warp][v] += c;
@@ -55,7 +55,7 @@ struct rts_count_agent {
 #pragma unroll
       for (int i = 0; i < Items; ++i) {
         const int j = i * Threads + int(threadIdx.x);
-        if (j < valid) atomicAdd(&s.hist[warp][seed_digit(p.codec, ld_nc(keys + base + j), shift, bits)], 1u);
+        if (j < valid) atomicAdd(&s.hist[warp][multipass_digit(p.codec, ld_nc(keys + base + j), shift, bits)], 1u);
       }
     }
     __syncthreads();
@@ -84,7 +84,7 @@ struct rts_scatter_agent {
   static constexpr std::size_t digits_offset = (values_offset + (has_values ? sizeof(V) * tile : 0) + 15) / 16 * 16;
   static constexpr std::size_t smem_bytes = digits_offset + tile;
 
-  const seed_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
+  const multipass_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
   unsigned char* smem;
   __device__ __forceinline__ storage& st() const { return *reinterpret_cast<storage*>(smem); }
   __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
@@ -93,7 +93,7 @@ struct rts_scatter_agent {
 
   __device__ __forceinline__ void process(int e, int shift, int bits) {
     if (p.ctl->unsorted[e] == 0) return;
-    const auto buf = seed_buffers<U, V>::pick(p, e);
+    const auto buf = multipass_buffers<U, V>::pick(p, e);
     storage& s = st();
     const int digits = 1 << bits;
     rank_t::clear(s.rank, digits);
@@ -115,7 +115,7 @@ struct rts_scatter_agent {
     unsigned dig[Items], rank[Items];
 #pragma unroll
     for (int i = 0; i < Items; ++i)
-      dig[i] = warp_base + i * 32 + int(lane) < valid ? seed_digit(p.codec, keys[i], shift, bits) : rank_t::no_digit;
+      dig[i] = warp_base + i * 32 + int(lane) < valid ? multipass_digit(p.codec, keys[i], shift, bits) : rank_t::no_digit;
     rank_t::rank_warp(dig, rank, s.rank, bits, valid < tile);
     __syncthreads();
     rank_t::scan_digits(s.rank, digits, [](unsigned) {});

@@ -17,8 +17,8 @@
 #include <type_traits>
 
 #include "../block/block_scan.cuh"
-#include "../seed/seed_params.cuh"
-#include "../seed/tile_io.cuh"
+#include "../common/multipass_params.cuh"
+#include "../common/tile_io.cuh"
 
 namespace radix::cuda_detail {
 
@@ -39,12 +39,12 @@ struct split_local_agent {
       (values_offset + (has_values ? sizeof(V) * smem_slots<V>(tile) : 0) + 15) / 16 * 16;
   static constexpr std::size_t smem_bytes = digits_offset + smem_slots<unsigned char>(tile);
 
-  const seed_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
+  const multipass_params<U, V> p;  // a copy: a reference to a kernel parameter would live in local memory
   unsigned char* smem;
 
   __device__ __forceinline__ void process(int e, int shift, int bits) {
     if (p.ctl->unsorted[e] == 0) return;
-    const auto buf = seed_buffers<U, V>::pick(p, e);
+    const auto buf = multipass_buffers<U, V>::pick(p, e);
     storage& s = *reinterpret_cast<storage*>(smem);
     U* sk = reinterpret_cast<U*>(smem + keys_offset);
     V* sv = reinterpret_cast<V*>(smem + values_offset);
@@ -69,7 +69,7 @@ struct split_local_agent {
     const unsigned all_ones = (1u << bits) - 1;
     unsigned dig[Items];
 #pragma unroll
-    for (int i = 0; i < Items; ++i) dig[i] = first + i < valid ? seed_digit(p.codec, keys[i], shift, bits) : all_ones;
+    for (int i = 0; i < Items; ++i) dig[i] = first + i < valid ? multipass_digit(p.codec, keys[i], shift, bits) : all_ones;
     if (threadIdx.x < (1u << split_max_bits)) s.start[threadIdx.x] = s.end[threadIdx.x] = 0;
 
     for (int b = 0; b < bits; ++b) {
@@ -129,12 +129,12 @@ struct split_scatter_agent {
   };
   static constexpr std::size_t smem_bytes = sizeof(storage);
 
-  const seed_params<U, V> p;
+  const multipass_params<U, V> p;
   unsigned char* smem;
 
   __device__ __forceinline__ void process(int e, int shift, int bits) {
     if (p.ctl->unsorted[e] == 0) return;
-    const auto buf = seed_buffers<U, V>::pick(p, e);
+    const auto buf = multipass_buffers<U, V>::pick(p, e);
     storage& s = *reinterpret_cast<storage*>(smem);
     const std::uint64_t base = std::uint64_t(blockIdx.x) * tile;
     const int valid = p.n - base < std::uint64_t(tile) ? int(p.n - base) : tile;
@@ -146,7 +146,7 @@ struct split_scatter_agent {
       const int j = i * Threads + int(threadIdx.x);
       if (j < valid) {
         keys[i] = ld_nc(buf.kt + base + j);
-        dig[i] = seed_digit(p.codec, keys[i], shift, bits);
+        dig[i] = multipass_digit(p.codec, keys[i], shift, bits);
         s.digit[j] = static_cast<unsigned char>(dig[i]);
       }
     }

@@ -9,47 +9,47 @@
 namespace radix::cuda_detail {
 
 template <class U, class V, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) rts_count_kernel(const seed_params<U, V> p, int e, int shift, int bits) {
+__global__ void __launch_bounds__(Threads) rts_count_kernel(const multipass_params<U, V> p, int e, int shift, int bits) {
   using agent = rts_count_agent<U, V, Threads, Items>;
   __shared__ typename agent::storage s;
   agent{p, s}.process(e, shift, bits);
 }
 
 template <class U, class V, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) rts_scatter_kernel(const seed_params<U, V> p, int e, int shift, int bits) {
+__global__ void __launch_bounds__(Threads) rts_scatter_kernel(const multipass_params<U, V> p, int e, int shift, int bits) {
   extern __shared__ __align__(16) unsigned char smem[];
   rts_scatter_agent<U, V, Threads, Items>{p, smem}.process(e, shift, bits);
 }
 
 template <class U, class V, int Threads, int Items, int Ways, bool Coalesced>
-__global__ void __launch_bounds__(Threads) four_way_local_kernel(const seed_params<U, V> p, int e, int shift,
+__global__ void __launch_bounds__(Threads) four_way_local_kernel(const multipass_params<U, V> p, int e, int shift,
                                                                  int bits) {
   extern __shared__ __align__(16) unsigned char smem[];
   four_way_local_agent<U, V, Threads, Items, Ways, Coalesced>{p, smem}.process(e, shift, bits);
 }
 
 template <class U, class V, int Threads, int Items, int Ways>
-__global__ void __launch_bounds__(Threads) four_way_mapping_kernel(const seed_params<U, V> p, int e, int shift,
+__global__ void __launch_bounds__(Threads) four_way_mapping_kernel(const multipass_params<U, V> p, int e, int shift,
                                                                    int bits) {
   extern __shared__ __align__(16) unsigned char smem[];
   four_way_mapping_agent<U, V, Threads, Items, Ways>{p, smem}.process(e, shift, bits);
 }
 
 template <class U, class V, int Threads, int Items, int Ways>
-__global__ void __launch_bounds__(Threads) four_way_elementwise_kernel(const seed_params<U, V> p, int e, int shift,
+__global__ void __launch_bounds__(Threads) four_way_elementwise_kernel(const multipass_params<U, V> p, int e, int shift,
                                                                        int bits) {
   extern __shared__ __align__(16) unsigned char smem[];
   four_way_elementwise_agent<U, V, Threads, Items, Ways>{p, smem}.process(e, shift, bits);
 }
 
 template <class U, class V, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) split_local_kernel(const seed_params<U, V> p, int e, int shift, int bits) {
+__global__ void __launch_bounds__(Threads) split_local_kernel(const multipass_params<U, V> p, int e, int shift, int bits) {
   extern __shared__ __align__(16) unsigned char smem[];
   split_local_agent<U, V, Threads, Items>{p, smem}.process(e, shift, bits);
 }
 
 template <class U, class V, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) split_scatter_kernel(const seed_params<U, V> p, int e, int shift, int bits) {
+__global__ void __launch_bounds__(Threads) split_scatter_kernel(const multipass_params<U, V> p, int e, int shift, int bits) {
   extern __shared__ __align__(16) unsigned char smem[];
   split_scatter_agent<U, V, Threads, Items>{p, smem}.process(e, shift, bits);
 }
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(Threads) split_scatter_kernel(const seed_param
 /// alternates (copy home); argsort's indices are in the user's buffer only
 /// if all planned passes ran (else copy), or nowhere when none ran (identity).
 template <class U, class V>
-__global__ void __launch_bounds__(256) seed_finish_kernel(const seed_params<U, V> p) {
+__global__ void __launch_bounds__(256) multipass_finish_kernel(const multipass_params<U, V> p) {
   int ran = 0;
   while (ran < p.passes && p.ctl->unsorted[ran] != 0) ++ran;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(256) seed_finish_kernel(const seed_params<U, V
     if constexpr (!std::is_same_v<V, no_value>) {
       if (ran == 0) {
         for (std::uint64_t i = first; i < p.n; i += stride) p.values[i] = index_value<V>(i);
-      } else if (seed_buffers<U, V>::index_buffer(p, ran - 1, p.passes) != p.values) {
+      } else if (multipass_buffers<U, V>::index_buffer(p, ran - 1, p.passes) != p.values) {
         for (std::uint64_t i = first; i < p.n; i += stride) p.values[i] = p.value_alt[i];
       }
     }

@@ -1,8 +1,8 @@
-// The CUDA engine: the public device API of radix/cuda.hpp, and the engine the
-// host API (radix/sort.hpp) runs on when a GPU is present (host spans staged
-// through pinned memory to the device, sorted there, copied back).
+// The CUDA engine's device sort: the public device API of radix/cuda.hpp, on
+// which the host API's engine (engine_adapter.cu) also runs.
 //
-// A request becomes a typed Onesweep job: keys by width (the key kind and the
+// A request becomes a typed job of the chosen algorithm (Onesweep or a
+// multipass one): keys by width (the key kind and the
 // order are masks of the ordered-bits codec, not types), values by size.
 // Values of other sizes (any size works), or misaligned ones, go through an
 // argsort and a gather.
@@ -11,15 +11,16 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <ostream>
 #include <sstream>
 #include <string>
 
+#include "device_sort.hpp"
+#include "host_staging.cuh"
 #include "engine/engine.hpp"
 #include "gather.cuh"
 #include "onesweep/onesweep.hpp"
-#include "seed/seed.hpp"
+#include "multipass/multipass.hpp"
 #include "policy.hpp"
 #include "radix/core/environment.hpp"
 #include "radix/core/ordered_bits.hpp"
@@ -61,6 +62,8 @@ namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }
 
+}  // namespace
+
 /// The host API's checks (radix::detail::validate_request, same words), plus
 /// what only the device API needs, for requests that come straight to it.
 void validate(const sort_request& r, bool check_pointers) {
@@ -79,19 +82,21 @@ void validate(const sort_request& r, bool check_pointers) {
   }
 }
 
+namespace {
+
 std::size_t aligned(std::size_t x) { return (x + 255) / 256 * 256; }
 
 using radix::cuda::variant;
 
-bool is_seed(const variant& v) { return v.algo != algorithm::onesweep; }
+bool is_multipass(const variant& v) { return v.algo != algorithm::onesweep; }
 
-seed_variant to_seed(const variant& v) { return {v.algo, v.digit_bits, v.tile, v.coalesced}; }
+multipass_variant to_multipass(const variant& v) { return {v.algo, v.digit_bits, v.tile, v.coalesced}; }
 
 /// Values that ride along in the scatter (Onesweep: 1 to 16 bytes; the seed
 /// algorithms: 4 and 8).
 bool native_values(const sort_request& r, bool check_alignment, const variant& algo) {
   const std::size_t v = r.value_bytes;
-  if (is_seed(algo) ? (v != 4 && v != 8) : (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)) return false;
+  if (is_multipass(algo) ? (v != 4 && v != 8) : (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)) return false;
   return !check_alignment || reinterpret_cast<std::uintptr_t>(r.values) % v == 0;
 }
 
@@ -99,8 +104,8 @@ int generic_index_bytes(std::uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
 
 template <class U, class V>
 void require_compiled(const variant& algo) {
-  if (is_seed(algo)) {
-    if constexpr (!seed_compiled<U, V>())
+  if (is_multipass(algo)) {
+    if constexpr (!multipass_compiled<U, V>())
       throw engine_unavailable("radix: this build of the CUDA engine (RADIX_CUDA_TYPES=dev) has no " +
                                radix::cuda::to_string(algo) + " kernels for " + std::to_string(sizeof(U)) +
                                "-byte keys with " +
@@ -118,8 +123,8 @@ void require_compiled(const variant& algo) {
 template <class U, class V>
 std::size_t typed_workspace(sort_mode m, std::uint64_t n, const variant& algo) {
   require_compiled<U, V>(algo);
-  if (is_seed(algo)) {
-    if constexpr (seed_compiled<U, V>()) return seed_workspace_bytes<U, V>(m, n, to_seed(algo));
+  if (is_multipass(algo)) {
+    if constexpr (multipass_compiled<U, V>()) return multipass_workspace_bytes<U, V>(m, n, to_multipass(algo));
     return 0;
   }
   if constexpr (onesweep_compiled<U, V>()) return onesweep_workspace_bytes<U, V>(m, n, tuning_override());
@@ -130,9 +135,9 @@ template <class U, class V>
 void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s,
                 const variant& algo) {
   require_compiled<U, V>(algo);
-  if (is_seed(algo)) {
-    if constexpr (seed_compiled<U, V>()) {
-      seed_job<U, V> j;
+  if (is_multipass(algo)) {
+    if constexpr (multipass_compiled<U, V>()) {
+      multipass_job<U, V> j;
       j.mode = m;
       j.keys = static_cast<U*>(r.keys);
       j.values = values;
@@ -140,11 +145,11 @@ void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::si
       j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
       j.begin_bit = r.opts.begin_bit;
       j.end_bit = r.opts.end_bit;
-      j.variant = to_seed(algo);
+      j.variant = to_multipass(algo);
       j.workspace = ws;
       j.workspace_bytes = wsb;
       j.stream = s;
-      seed_sort<U, V>(j);
+      multipass_sort<U, V>(j);
     }
     return;
   }
@@ -224,6 +229,8 @@ void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s
   with_value_type(r, [&]<class V>() { typed_sort<U, V>(mode_of(r.op), r, static_cast<V*>(vals), ws, wsb, s, algo); });
 }
 
+}  // namespace
+
 /// Wide keys are sorted through sub-requests of the public API (each makes
 /// its own choice); `algo` applies to 1- to 8-byte keys.
 std::size_t device_workspace(const sort_request& r, const variant& algo) {
@@ -249,207 +256,6 @@ void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t 
 
 std::size_t device_workspace(const sort_request& r) { return device_workspace(r, radix::cuda::choose(r)); }
 
-// ---- the engine behind the host API ----
-
-/// Copies between pageable host memory and the device through two pinned
-/// chunks, so that host copies overlap the transfers.
-class stager {
- public:
-  static constexpr std::size_t chunk = std::size_t(8) << 20;
-  ~stager() {
-    for (int i = 0; i < 2; ++i) {
-      if (ev_[i]) cudaEventDestroy(ev_[i]);
-      if (buf_[i]) cudaFreeHost(buf_[i]);
-    }
-  }
-  void ensure() {
-    for (int i = 0; i < 2; ++i) {
-      if (!buf_[i]) RADIX_CUDA_CHECK(cudaMallocHost(&buf_[i], chunk));
-      if (!ev_[i]) RADIX_CUDA_CHECK(cudaEventCreateWithFlags(&ev_[i], cudaEventDisableTiming));
-    }
-  }
-  void to_device(void* d, const void* h, std::size_t bytes, cudaStream_t s) {
-    ensure();
-    auto* dst = static_cast<unsigned char*>(d);
-    auto* src = static_cast<const unsigned char*>(h);
-    int b = 0;
-    for (std::size_t off = 0; off < bytes; off += chunk, b ^= 1) {
-      const std::size_t len = std::min(chunk, bytes - off);
-      RADIX_CUDA_CHECK(cudaEventSynchronize(ev_[b]));  // the chunk's previous copy is done
-      std::memcpy(buf_[b], src + off, len);
-      RADIX_CUDA_CHECK(cudaMemcpyAsync(dst + off, buf_[b], len, cudaMemcpyHostToDevice, s));
-      RADIX_CUDA_CHECK(cudaEventRecord(ev_[b], s));
-    }
-  }
-  void to_host(void* h, const void* d, std::size_t bytes, cudaStream_t s) {
-    ensure();
-    auto* dst = static_cast<unsigned char*>(h);
-    auto* src = static_cast<const unsigned char*>(d);
-    const std::size_t chunks = (bytes + chunk - 1) / chunk;
-    auto issue = [&](std::size_t c) {
-      const std::size_t off = c * chunk, len = std::min(chunk, bytes - off);
-      RADIX_CUDA_CHECK(cudaMemcpyAsync(buf_[c & 1], src + off, len, cudaMemcpyDeviceToHost, s));
-      RADIX_CUDA_CHECK(cudaEventRecord(ev_[c & 1], s));
-    };
-    if (chunks) issue(0);
-    for (std::size_t c = 0; c < chunks; ++c) {
-      RADIX_CUDA_CHECK(cudaEventSynchronize(ev_[c & 1]));
-      if (c + 1 < chunks) issue(c + 1);
-      const std::size_t off = c * chunk, len = std::min(chunk, bytes - off);
-      std::memcpy(dst + off, buf_[c & 1], len);
-    }
-  }
-
- private:
-  void* buf_[2] = {nullptr, nullptr};
-  cudaEvent_t ev_[2] = {nullptr, nullptr};
-};
-
-/// Pins a large host range for the duration of a sort (cudaHostRegister), so
-/// that it moves by DMA at the link's speed instead of through the staging
-/// buffers' extra memcpy. Where pinning fails (memory the driver will not
-/// lock), pinned() is false and the stager is used. Already-pinned memory is
-/// used as it is and left registered.
-class host_pin {
- public:
-  static constexpr std::size_t min_bytes = std::size_t(64) << 20;
-  host_pin(const void* p, std::size_t bytes, cudaStream_t s) : s_(s) {
-    if (bytes < min_bytes || core::env::get("RADIX_CUDA_NO_PIN")) return;
-    void* q = const_cast<void*>(p);
-    const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterDefault);
-    if (e == cudaSuccess) {
-      p_ = q;
-      pinned_ = true;
-    } else {
-      (void)cudaGetLastError();  // not sticky: clear it and stage instead
-      pinned_ = e == cudaErrorHostMemoryAlreadyRegistered;
-    }
-  }
-  ~host_pin() {
-    if (!p_) return;
-    cudaStreamSynchronize(s_);  // copies from this range may still be in flight after an error
-    cudaHostUnregister(p_);
-  }
-  host_pin(const host_pin&) = delete;
-  host_pin& operator=(const host_pin&) = delete;
-  bool pinned() const { return pinned_; }
-
- private:
-  void* p_ = nullptr;
-  cudaStream_t s_;
-  bool pinned_ = false;
-};
-
-/// Device memory that frees itself (stream-ordered).
-struct device_buffer {
-  void* p = nullptr;
-  cudaStream_t s = nullptr;
-  device_buffer(std::size_t bytes, cudaStream_t stream) : s(stream) {
-    if (!bytes) return;
-    const cudaError_t e = cudaMallocAsync(&p, bytes, s);
-    if (e == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();
-      throw out_of_memory("radix: cannot allocate " + std::to_string(bytes) + " bytes of device memory");
-    }
-    if (e != cudaSuccess) throw_cuda(e, "cudaMallocAsync", __FILE__, __LINE__);
-  }
-  ~device_buffer() {
-    if (p) cudaFreeAsync(p, s);
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-};
-
-class cuda_engine_impl final : public detail::engine_impl {
- public:
-  const char* name() const override { return "cuda"; }
-  /// Device memory is its own: no host workspace (the routes by value size
-  /// and alignment are the device API's, width_sort above).
-  core::engine_caps caps() const override {
-    core::engine_caps c;
-    c.native_value_sizes |= 1u << 16;
-    c.host_workspace = false;
-    return c;
-  }
-  std::size_t workspace_bytes(const core::sort_plan&, const sort_request&) const override { return 0; }
-
-  void run(const core::sort_plan&, const sort_request& r, std::span<std::byte>) override {
-    sort_request d = r;
-    d.opts.use = engine::cuda;
-    validate(d, false);  // the host API checked the (host) pointers already
-    if (r.n == 0) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!stream_) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    const std::uint64_t n = r.n;
-    const std::size_t kb = n * r.key.bytes;
-    const std::size_t vb = r.op == operation::pairs ? n * r.value_bytes
-                           : r.op == operation::argsort ? n * r.index_bytes
-                                                        : 0;
-    device_buffer keys(kb, stream_), vals(vb, stream_);
-    d.keys = keys.p;
-    if (r.op == operation::pairs) d.values = vals.p;
-    if (r.op == operation::argsort) d.indices = vals.p;
-    const variant algo = radix::cuda::choose(d);
-    const std::size_t wsb = device_workspace(d, algo);
-    device_buffer ws(wsb, stream_);
-    host_pin pin_keys(r.keys, kb, stream_);
-    host_pin pin_vals(r.op == operation::pairs ? r.values : r.indices, vb, stream_);
-    auto in = [&](void* dst, const void* src, std::size_t bytes, const host_pin& pin) {
-      if (pin.pinned())
-        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
-      else
-        staging_.to_device(dst, src, bytes, stream_);
-    };
-    auto out = [&](void* dst, const void* src, std::size_t bytes, const host_pin& pin) {
-      if (pin.pinned())
-        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
-      else
-        staging_.to_host(dst, src, bytes, stream_);
-    };
-    in(keys.p, r.keys, kb, pin_keys);
-    if (r.op == operation::pairs) in(vals.p, r.values, vb, pin_vals);
-    device_sort(d, ws.p, wsb, stream_, algo);
-    if (r.op != operation::argsort) out(r.keys, keys.p, kb, pin_keys);
-    if (r.op == operation::pairs) out(r.values, vals.p, vb, pin_vals);
-    if (r.op == operation::argsort) out(r.indices, vals.p, vb, pin_vals);
-    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
-  bool native_wide_keys() const override { return true; }
-
-  /// Host records sorted whole on the device: copied in, key + index sort and
-  /// gather there (radix::cuda::sort_records, out of place), copied back.
-  /// Declines (false: the host API argsorts here and permutes on the CPU)
-  /// when two copies of the records and the workspace do not fit the GPU.
-  bool run_records(void* data, std::size_t record_bytes, std::uint64_t n, const record_key& key,
-                   const options& o) override {
-    options d = o;
-    d.use = engine::cuda;
-    const std::size_t bytes = n * record_bytes;
-    const std::size_t wsb = radix::cuda::sort_records_workspace_bytes(record_bytes, n, key, d);
-    std::size_t free_b = 0, total_b = 0;
-    RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (2 * bytes + wsb + (std::size_t(256) << 20) > free_b) return false;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!stream_) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    device_buffer in(bytes, stream_), out(bytes, stream_), ws(wsb, stream_);
-    host_pin pin(data, bytes, stream_);
-    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(in.p, data, bytes, cudaMemcpyHostToDevice, stream_));
-    else staging_.to_device(in.p, data, bytes, stream_);
-    radix::cuda::sort_records(in.p, out.p, record_bytes, n, key, ws.p, wsb, stream_, d);
-    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(data, out.p, bytes, cudaMemcpyDeviceToHost, stream_));
-    else staging_.to_host(data, out.p, bytes, stream_);
-    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return true;
-  }
-
- private:
-  std::mutex mutex_;
-  cudaStream_t stream_ = nullptr;
-  stager staging_;
-};
-
-}  // namespace
 }  // namespace radix::cuda_detail
 
 // ---- public device API ----
@@ -532,20 +338,3 @@ void sort(const sort_request& req, cudaStream_t stream) {
 }
 
 }  // namespace radix::cuda
-
-namespace radix::detail {
-
-engine_impl* cuda_engine() {
-  static engine_impl* e = []() -> engine_impl* {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      (void)cudaGetLastError();
-      return nullptr;
-    }
-    static cuda_detail::cuda_engine_impl impl;
-    return &impl;
-  }();
-  return e;
-}
-
-}  // namespace radix::detail

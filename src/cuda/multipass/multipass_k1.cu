@@ -1,7 +1,7 @@
 // Seed-algorithm instantiations for 8-bit keys: keys only, and 4- or
 // 8-byte values or indices (other value sizes go through an argsort and a
 // gather, cuda_engine.cu).
-#include "seed_dispatch.cuh"
+#include "multipass_dispatch.cuh"
 
 namespace radix::cuda_detail {
 #if !(defined(RADIX_CUDA_DEV_TYPES) && RADIX_CUDA_DEV_TYPES)

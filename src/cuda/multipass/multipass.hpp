@@ -1,19 +1,19 @@
 // The seed algorithms (reduce_then_scan, four_way, split) as the engine sees
 // them: a job per (key width, value type), the workspace it needs, and the
-// explicitly instantiated entry points (seed_k1/2/4/8.cu). No kernels here.
+// explicitly instantiated entry points (multipass_k1/2/4/8.cu). No kernels here.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
-#include "../onesweep/params.cuh"
+#include "../common/common.cuh"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/options.hpp"
 
 namespace radix::cuda_detail {
 
 /// Which seed algorithm and configuration (radix::cuda::variant, minus onesweep).
-struct seed_variant {
+struct multipass_variant {
   algorithm algo = algorithm::reduce_then_scan;
   int digit_bits = 8;     ///< validated: rts 1/2/4/8, four_way 2/3, split 4
   int tile = 0;           ///< index into the algorithm's tile table (policy.hpp)
@@ -21,37 +21,37 @@ struct seed_variant {
 };
 
 template <class U, class V>
-struct seed_job {
+struct multipass_job {
   sort_mode mode = sort_mode::keys;
   U* keys = nullptr;
   V* values = nullptr;
   std::uint64_t n = 0;
   core::ordered_codec<U> codec{};
   int begin_bit = 0, end_bit = -1;
-  seed_variant variant{};
+  multipass_variant variant{};
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   void* stream = nullptr;
 };
 
 template <class U, class V>
-void seed_sort(const seed_job<U, V>& job);
+void multipass_sort(const multipass_job<U, V>& job);
 template <class U, class V>
-std::size_t seed_workspace_bytes(sort_mode mode, std::uint64_t n, const seed_variant& v);
+std::size_t multipass_workspace_bytes(sort_mode mode, std::uint64_t n, const multipass_variant& v);
 
 /// Value types the seed algorithms move themselves (others: argsort + gather).
 template <class V>
-constexpr bool seed_value_type() {
+constexpr bool multipass_value_type() {
   return std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>;
 }
 
 /// Whether this build instantiated them for keys U with values V (see onesweep_compiled).
 template <class U, class V>
-constexpr bool seed_compiled() {
+constexpr bool multipass_compiled() {
 #if defined(RADIX_CUDA_DEV_TYPES) && RADIX_CUDA_DEV_TYPES
   return (sizeof(U) == 4 || sizeof(U) == 8) && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>);
 #else
-  return seed_value_type<V>();
+  return multipass_value_type<V>();
 #endif
 }
 

@@ -7,7 +7,7 @@
 #pragma once
 #include <cstdint>
 
-#include "../common.cuh"
+#include "common.cuh"
 
 namespace radix::cuda_detail {
 

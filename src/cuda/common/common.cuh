@@ -1,4 +1,5 @@
-// Small device and host helpers shared by every CUDA algorithm of the engine:
+// Types and small device and host helpers shared by every CUDA algorithm of
+// the engine (Onesweep and the multipass algorithms alike):
 // error checking that names the call, lane masks, relaxed device-scope loads
 // and stores for inter-block communication.
 #pragma once
@@ -11,6 +12,12 @@
 #include "radix/error.hpp"
 
 namespace radix::cuda_detail {
+
+/// Value type of a keys-only sort.
+struct no_value {};
+
+/// What a sort moves: keys, keys and values, or keys and generated indices.
+enum class sort_mode : int { keys = 0, pairs = 1, argsort = 2 };
 
 /// Largest digit the kernels handle: 8 bits, 256 buckets.
 constexpr int max_radix_bits = 8;

@@ -10,7 +10,7 @@
 #pragma once
 #include <cstdint>
 
-#include "seed_params.cuh"
+#include "../common/multipass_params.cuh"
 
 namespace radix::cuda_detail {
 
@@ -18,7 +18,7 @@ struct matrix_scan {
   static constexpr int threads = 256, items = 16, chunk = threads * items;
   static std::uint64_t chunks(std::uint64_t m) { return (m + chunk - 1) / chunk; }
   /// Enqueues the scan of counts[0, m) (chunk sums in partials[0, chunks(m))).
-  static void run(std::uint32_t* counts, std::uint32_t* partials, std::uint64_t m, const seed_control* ctl, int e,
+  static void run(std::uint32_t* counts, std::uint32_t* partials, std::uint64_t m, const multipass_control* ctl, int e,
                   cudaStream_t s);
 };
 

@@ -12,7 +12,7 @@ using ms = matrix_scan;
 __device__ __forceinline__ int padded(int j) { return j + j / 32; }
 
 __global__ void __launch_bounds__(ms::threads) matrix_reduce_kernel(const std::uint32_t* counts, std::uint64_t m,
-                                                                    std::uint32_t* partials, const seed_control* ctl,
+                                                                    std::uint32_t* partials, const multipass_control* ctl,
                                                                     int e) {
   if (ctl->unsorted[e] == 0) return;
   __shared__ typename block_scan<ms::threads, std::uint32_t>::storage st;
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(ms::threads) matrix_reduce_kernel(const std::u
 
 /// One block: exclusive scan of the chunk sums in place, 1024 at a time with a carry.
 __global__ void __launch_bounds__(1024) matrix_partials_kernel(std::uint32_t* partials, std::uint32_t count,
-                                                               const seed_control* ctl, int e) {
+                                                               const multipass_control* ctl, int e) {
   if (ctl->unsorted[e] == 0) return;
   __shared__ typename block_scan<1024, std::uint32_t>::storage st;
   std::uint32_t carry = 0;
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(1024) matrix_partials_kernel(std::uint32_t* pa
 
 __global__ void __launch_bounds__(ms::threads) matrix_down_kernel(std::uint32_t* counts, std::uint64_t m,
                                                                   const std::uint32_t* partials,
-                                                                  const seed_control* ctl, int e) {
+                                                                  const multipass_control* ctl, int e) {
   if (ctl->unsorted[e] == 0) return;
   __shared__ std::uint32_t tile[ms::chunk + ms::chunk / 32];
   __shared__ typename block_scan<ms::threads, std::uint32_t>::storage st;
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(ms::threads) matrix_down_kernel(std::uint32_t*
 
 }  // namespace
 
-void matrix_scan::run(std::uint32_t* counts, std::uint32_t* partials, std::uint64_t m, const seed_control* ctl,
+void matrix_scan::run(std::uint32_t* counts, std::uint32_t* partials, std::uint64_t m, const multipass_control* ctl,
                       int e, cudaStream_t s) {
   const std::uint64_t c = chunks(m);
   matrix_reduce_kernel<<<unsigned(c), threads, 0, s>>>(counts, m, partials, ctl, e);

@@ -1,7 +1,7 @@
 // Host side of the seed algorithms: workspace layout, the pass plan and the
 // launches (per pass: reduce_then_scan count, scan, scatter; four_way order
 // check, local sort, scan, mapping; split local sort, scan, scatter).
-// Included by the per-key-width instantiation files (seed_k*.cu) only.
+// Included by the per-key-width instantiation files (multipass_k*.cu) only.
 #pragma once
 #include <algorithm>
 #include <mutex>
@@ -10,14 +10,14 @@
 #include "../policy.hpp"
 #include "matrix_scan.cuh"
 #include "radix/core/pass_plan.hpp"
-#include "seed.hpp"
-#include "seed_kernels.cuh"
+#include "multipass.hpp"
+#include "multipass_kernels.cuh"
 
 namespace radix::cuda_detail {
 
-inline std::size_t seed_align(std::size_t x) { return (x + 255) / 256 * 256; }
+inline std::size_t multipass_align(std::size_t x) { return (x + 255) / 256 * 256; }
 
-inline seed_tile_shape seed_shape(const seed_variant& v) {
+inline multipass_tile_shape multipass_shape(const multipass_variant& v) {
   switch (v.algo) {
     case algorithm::reduce_then_scan: return sm90_rts_tiles[v.tile];
     case algorithm::four_way: return sm90_four_way_tiles[v.tile];
@@ -25,53 +25,53 @@ inline seed_tile_shape seed_shape(const seed_variant& v) {
   }
 }
 
-struct seed_layout {
+struct multipass_layout {
   std::size_t control = 0, counts = 0, partials = 0, key_alt[2] = {0, 0}, value_alt = 0, prefix = 0, total = 0;
   std::uint64_t tiles = 0, matrix = 0;
 };
 
-inline seed_layout seed_layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
-                                   const seed_variant& v) {
-  seed_layout l;
-  const seed_tile_shape shape = seed_shape(v);
+inline multipass_layout multipass_layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
+                                   const multipass_variant& v) {
+  multipass_layout l;
+  const multipass_tile_shape shape = multipass_shape(v);
   l.tiles = (n + shape.tile() - 1) / shape.tile();
   l.matrix = l.tiles << v.digit_bits;  // the widest pass's rows
   std::size_t at = 0;
   l.control = at;
-  at = seed_align(at + sizeof(seed_control));
+  at = multipass_align(at + sizeof(multipass_control));
   l.counts = at;
-  at = seed_align(at + l.matrix * 4);
+  at = multipass_align(at + l.matrix * 4);
   l.partials = at;
-  at = seed_align(at + matrix_scan::chunks(l.matrix) * 4);
+  at = multipass_align(at + matrix_scan::chunks(l.matrix) * 4);
   l.key_alt[0] = at;
-  at = seed_align(at + n * key_bytes);
+  at = multipass_align(at + n * key_bytes);
   if (mode == sort_mode::argsort) {
     l.key_alt[1] = at;
-    at = seed_align(at + n * key_bytes);
+    at = multipass_align(at + n * key_bytes);
   }
   if (mode != sort_mode::keys) {
     l.value_alt = at;
-    at = seed_align(at + n * value_bytes);
+    at = multipass_align(at + n * value_bytes);
   }
   if (v.algo == algorithm::four_way && !v.coalesced) {
     l.prefix = at;
-    at = seed_align(at + n * 4);
+    at = multipass_align(at + n * 4);
   }
   l.total = at;
   return l;
 }
 
 template <class U, class V>
-std::size_t seed_workspace_bytes(sort_mode mode, std::uint64_t n, const seed_variant& v) {
+std::size_t multipass_workspace_bytes(sort_mode mode, std::uint64_t n, const multipass_variant& v) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  return seed_layout_for(mode, n, int(sizeof(U)), vb, v).total;
+  return multipass_layout_for(mode, n, int(sizeof(U)), vb, v).total;
 }
 
 /// Raises a kernel's dynamic shared memory limit once per process. The kernel
 /// is a template argument: kernels of different tile shapes share a type, and
 /// each needs its own call.
 template <auto Kernel>
-void seed_allow_smem(std::size_t bytes) {
+void multipass_allow_smem(std::size_t bytes) {
   static std::once_flag once;
   static cudaError_t status = cudaSuccess;
   std::call_once(once, [&] {
@@ -82,13 +82,13 @@ void seed_allow_smem(std::size_t bytes) {
 
 /// The per-pass launches of one algorithm and tile shape.
 template <class U, class V, int Threads, int Items>
-struct seed_launcher {
-  using P = seed_params<U, V>;
+struct multipass_launcher {
+  using P = multipass_params<U, V>;
 
   static void rts_pass(const P& p, int e, int shift, int bits, cudaStream_t s) {
     using scatter = rts_scatter_agent<U, V, Threads, Items>;
     constexpr auto k = rts_scatter_kernel<U, V, Threads, Items>;
-    seed_allow_smem<k>(scatter::smem_bytes);
+    multipass_allow_smem<k>(scatter::smem_bytes);
     rts_count_kernel<U, V, Threads, Items><<<p.num_tiles, Threads, 0, s>>>(p, e, shift, bits);
     RADIX_CUDA_CHECK_LAUNCH("radix rts_count_kernel");
     matrix_scan::run(p.counts, p.partials, std::uint64_t(p.num_tiles) << bits, p.ctl, e, s);
@@ -104,14 +104,14 @@ struct seed_launcher {
     RADIX_CUDA_CHECK_LAUNCH("radix order_check_kernel (full)");
     using local = four_way_local_agent<U, V, Threads, Items, Ways, Coalesced>;
     constexpr auto lk = four_way_local_kernel<U, V, Threads, Items, Ways, Coalesced>;
-    seed_allow_smem<lk>(local::smem_bytes);
+    multipass_allow_smem<lk>(local::smem_bytes);
     lk<<<p.num_tiles, Threads, local::smem_bytes, s>>>(p, e, shift, bits);
     RADIX_CUDA_CHECK_LAUNCH("radix four_way_local_kernel");
     matrix_scan::run(p.counts, p.partials, std::uint64_t(p.num_tiles) << bits, p.ctl, e, s);
     if constexpr (Coalesced) {
       using map = four_way_mapping_agent<U, V, Threads, Items, Ways>;
       constexpr auto mk = four_way_mapping_kernel<U, V, Threads, Items, Ways>;
-      seed_allow_smem<mk>(map::smem_bytes);
+      multipass_allow_smem<mk>(map::smem_bytes);
       mk<<<p.num_tiles, Threads, map::smem_bytes, s>>>(p, e, shift, bits);
       RADIX_CUDA_CHECK_LAUNCH("radix four_way_mapping_kernel");
     } else {
@@ -127,8 +127,8 @@ struct seed_launcher {
     using scatter = split_scatter_agent<U, V, Threads, Items>;
     constexpr auto lk = split_local_kernel<U, V, Threads, Items>;
     constexpr auto sk = split_scatter_kernel<U, V, Threads, Items>;
-    seed_allow_smem<lk>(local::smem_bytes);
-    seed_allow_smem<sk>(scatter::smem_bytes);
+    multipass_allow_smem<lk>(local::smem_bytes);
+    multipass_allow_smem<sk>(scatter::smem_bytes);
     lk<<<p.num_tiles, Threads, local::smem_bytes, s>>>(p, e, shift, bits);
     RADIX_CUDA_CHECK_LAUNCH("radix split_local_kernel");
     matrix_scan::run(p.counts, p.partials, std::uint64_t(p.num_tiles) << bits, p.ctl, e, s);
@@ -139,19 +139,19 @@ struct seed_launcher {
 
 /// reduce_then_scan's pass on tile shape t of sm90_rts_tiles (one instantiation each).
 template <class U, class V, int T = 0>
-void rts_tile_pass(int t, const seed_params<U, V>& p, int e, int shift, int bits, cudaStream_t s) {
+void rts_tile_pass(int t, const multipass_params<U, V>& p, int e, int shift, int bits, cudaStream_t s) {
   constexpr int shapes = int(std::size(sm90_rts_tiles));
   if constexpr (T < shapes) {
-    if (t == T) return seed_launcher<U, V, sm90_rts_tiles[T].threads, sm90_rts_tiles[T].items>::rts_pass(p, e, shift, bits, s);
+    if (t == T) return multipass_launcher<U, V, sm90_rts_tiles[T].threads, sm90_rts_tiles[T].items>::rts_pass(p, e, shift, bits, s);
     rts_tile_pass<U, V, T + 1>(t, p, e, shift, bits, s);
   }
 }
 
 template <class U, class V>
-void seed_sort(const seed_job<U, V>& job) {
+void multipass_sort(const multipass_job<U, V>& job) {
   const std::uint64_t n = job.n;
   if (n == 0) return;
-  const seed_variant& v = job.variant;
+  const multipass_variant& v = job.variant;
   if (n > 0xFFFFFFFFull)
     throw invalid_argument("radix: the " + std::string(v.algo == algorithm::four_way ? "four_way"
                                                         : v.algo == algorithm::split ? "split"
@@ -162,16 +162,16 @@ void seed_sort(const seed_job<U, V>& job) {
   const int key_bits = int(sizeof(U)) * 8;
   const int end_bit = job.end_bit < 0 ? key_bits : job.end_bit;
   const core::pass_plan plan = core::plan_passes(job.begin_bit, end_bit, v.digit_bits);
-  if (plan.count > seed_max_passes)
+  if (plan.count > multipass_max_passes)
     throw invalid_argument("radix: " + std::to_string(plan.count) + " passes are more than the seed algorithms plan");
 
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  const seed_layout l = seed_layout_for(job.mode, n, int(sizeof(U)), vb, v);
+  const multipass_layout l = multipass_layout_for(job.mode, n, int(sizeof(U)), vb, v);
   if (job.workspace_bytes < l.total)
     throw out_of_memory("radix: CUDA workspace of " + std::to_string(job.workspace_bytes) + " bytes is too small; " +
                         std::to_string(l.total) + " needed");
   auto* ws = static_cast<unsigned char*>(job.workspace);
-  seed_params<U, V> p;
+  multipass_params<U, V> p;
   p.keys = job.keys;
   p.values = job.values;
   p.key_alt[0] = reinterpret_cast<U*>(ws + l.key_alt[0]);
@@ -180,7 +180,7 @@ void seed_sort(const seed_job<U, V>& job) {
   p.prefix = l.prefix ? reinterpret_cast<std::uint32_t*>(ws + l.prefix) : nullptr;
   p.counts = reinterpret_cast<std::uint32_t*>(ws + l.counts);
   p.partials = reinterpret_cast<std::uint32_t*>(ws + l.partials);
-  p.ctl = reinterpret_cast<seed_control*>(ws + l.control);
+  p.ctl = reinterpret_cast<multipass_control*>(ws + l.control);
   p.n = std::uint32_t(n);
   p.num_tiles = std::uint32_t(l.tiles);
   p.passes = plan.count;
@@ -190,7 +190,7 @@ void seed_sort(const seed_job<U, V>& job) {
 
   // four_way: every pass "unsorted" until its order check runs; the others never check
   const bool checks = v.algo == algorithm::four_way;
-  RADIX_CUDA_CHECK(cudaMemsetAsync(p.ctl, checks ? 0 : 1, sizeof(seed_control), stream));
+  RADIX_CUDA_CHECK(cudaMemsetAsync(p.ctl, checks ? 0 : 1, sizeof(multipass_control), stream));
 
   int dev = 0, sms = 0;
   RADIX_CUDA_CHECK(cudaGetDevice(&dev));
@@ -204,7 +204,7 @@ void seed_sort(const seed_job<U, V>& job) {
         rts_tile_pass<U, V>(v.tile, p, e, shift, bits, stream);
         break;
       case algorithm::four_way: {
-        using L = seed_launcher<U, V, sm90_four_way_tiles[0].threads, sm90_four_way_tiles[0].items>;
+        using L = multipass_launcher<U, V, sm90_four_way_tiles[0].threads, sm90_four_way_tiles[0].items>;
         if (v.digit_bits <= 2) {
           if (v.coalesced) L::template four_way_pass<4, true>(p, e, shift, bits, stream, check_grid);
           else L::template four_way_pass<4, false>(p, e, shift, bits, stream, check_grid);
@@ -215,17 +215,17 @@ void seed_sort(const seed_job<U, V>& job) {
         break;
       }
       default:
-        seed_launcher<U, V, sm90_split_tiles[0].threads, sm90_split_tiles[0].items>::split_pass(p, e, shift, bits, stream);
+        multipass_launcher<U, V, sm90_split_tiles[0].threads, sm90_split_tiles[0].items>::split_pass(p, e, shift, bits, stream);
         break;
     }
   }
   const std::uint64_t fin_grid = std::min<std::uint64_t>((n + 1023) / 1024, std::uint64_t(sms) * 8);
-  seed_finish_kernel<U, V><<<unsigned(fin_grid), 256, 0, stream>>>(p);
-  RADIX_CUDA_CHECK_LAUNCH("radix seed_finish_kernel");
+  multipass_finish_kernel<U, V><<<unsigned(fin_grid), 256, 0, stream>>>(p);
+  RADIX_CUDA_CHECK_LAUNCH("radix multipass_finish_kernel");
 }
 
 #define RADIX_SEED_INSTANTIATE(U, V)                                            \
-  template void seed_sort<U, V>(const seed_job<U, V>&);                         \
-  template std::size_t seed_workspace_bytes<U, V>(sort_mode, std::uint64_t, const seed_variant&);
+  template void multipass_sort<U, V>(const multipass_job<U, V>&);                         \
+  template std::size_t multipass_workspace_bytes<U, V>(sort_mode, std::uint64_t, const multipass_variant&);
 
 }  // namespace radix::cuda_detail

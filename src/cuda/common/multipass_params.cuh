@@ -13,26 +13,25 @@
 #pragma once
 #include <cstdint>
 
-#include "../common.cuh"
-#include "../onesweep/params.cuh"  // no_value, sort_mode, index_value
+#include "common.cuh"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/core/pass_plan.hpp"
 
 namespace radix::cuda_detail {
 
-constexpr int seed_max_passes = 64;
+constexpr int multipass_max_passes = 64;
 
 /// Head of the workspace (zeroed before each sort).
-struct seed_control {
+struct multipass_control {
   /// unsorted[e]: 0 = the keys were found sorted before pass e (four_way's
   /// order check, Ha, Krüger & Silva 2009, §4.2): pass e and every later one
   /// do nothing.
   /// Algorithms without the check set every entry to 1 up front.
-  unsigned unsorted[seed_max_passes];
+  unsigned unsorted[multipass_max_passes];
 };
 
 template <class U, class V>
-struct seed_params {
+struct multipass_params {
   U* keys = nullptr;       ///< user keys: input, and output unless argsort
   U* key_alt[2] = {};      ///< [1] only for argsort
   V* values = nullptr;     ///< user values (pairs) or indices (argsort)
@@ -40,7 +39,7 @@ struct seed_params {
   std::uint32_t* prefix = nullptr;  ///< four_way element-wise mapping: each key's rank within its digit and tile
   std::uint32_t* counts = nullptr;  ///< digit-major matrix: counts[d * num_tiles + t], scanned in place to global starts
   std::uint32_t* partials = nullptr;  ///< the matrix scan's chunk sums
-  seed_control* ctl = nullptr;
+  multipass_control* ctl = nullptr;
   std::uint32_t n = 0;     ///< < 2^32: offsets are 32-bit
   std::uint32_t num_tiles = 0;
   int passes = 0;          ///< passes planned (k)
@@ -56,7 +55,7 @@ struct seed_params {
 /// write the user's keys: it sorts the tiles into key_alt[1] and the index
 /// buffer that pass 0 does not scatter into. argsort's last pass writes no keys.
 template <class U, class V>
-struct seed_buffers {
+struct multipass_buffers {
   const U* ksrc;
   U* kt;    ///< the locally sorted tiles
   U* kdst;  ///< nullptr: keys not written (argsort's last pass)
@@ -64,12 +63,12 @@ struct seed_buffers {
   V* vt;
   V* vdst;
 
-  __host__ __device__ static V* index_buffer(const seed_params<U, V>& p, int e, int k) {
+  __host__ __device__ static V* index_buffer(const multipass_params<U, V>& p, int e, int k) {
     return ((k - 1 - e) & 1) == 0 ? p.values : p.value_alt;  // the last pass lands in the user's
   }
 
-  __host__ __device__ static seed_buffers pick(const seed_params<U, V>& p, int e) {
-    seed_buffers b{};
+  __host__ __device__ static multipass_buffers pick(const multipass_params<U, V>& p, int e) {
+    multipass_buffers b{};
     const int k = p.passes;
     if (p.mode != sort_mode::argsort) {
       const bool even = (e & 1) == 0;
@@ -98,7 +97,7 @@ __device__ __forceinline__ U ranged_key(const core::ordered_codec<U>& c, U mask,
 }
 
 template <class U>
-__device__ __forceinline__ unsigned seed_digit(const core::ordered_codec<U>& c, U key, int shift, int bits) {
+__device__ __forceinline__ unsigned multipass_digit(const core::ordered_codec<U>& c, U key, int shift, int bits) {
   return core::digit_of<U>(c(key), shift, bits);
 }
 
