@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "policy.hpp"
+#include "common/policy.hpp"
 #include "radix/core/environment.hpp"
 #include "radix/cuda.hpp"
 #include "tuning_cache.hpp"

@@ -21,7 +21,7 @@
 #include "gather.cuh"
 #include "onesweep/onesweep.hpp"
 #include "multipass/multipass.hpp"
-#include "policy.hpp"
+#include "common/policy.hpp"
 #include "radix/core/environment.hpp"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/cuda.hpp"

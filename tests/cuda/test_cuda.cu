@@ -21,7 +21,7 @@
 
 #include "cuda/block/block_rank.cuh"
 #include "cuda/onesweep/lookback_ring.cuh"
-#include "cuda/policy.hpp"
+#include "cuda/common/policy.hpp"
 #include "cuda/testing.hpp"
 #include "harness.hpp"
 #include "radix/cuda.hpp"

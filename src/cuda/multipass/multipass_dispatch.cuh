@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "../policy.hpp"
+#include "../common/policy.hpp"
 #include "matrix_scan.cuh"
 #include "radix/core/pass_plan.hpp"
 #include "multipass.hpp"

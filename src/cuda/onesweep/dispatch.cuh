@@ -5,7 +5,7 @@
 #include <mutex>
 #include <string>
 
-#include "../policy.hpp"
+#include "../common/policy.hpp"
 #include "kernels.cuh"
 #include "onesweep.hpp"
 #include "radix/core/pass_plan.hpp"

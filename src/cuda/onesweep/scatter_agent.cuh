@@ -52,7 +52,7 @@
 #include "../block/block_rank.cuh"
 #include "../common/common.cuh"
 #include "lookback_ring.cuh"
-#include "../policy.hpp"
+#include "../common/policy.hpp"
 #include "params.cuh"
 #include "radix/core/pass_plan.hpp"
 
