@@ -1,9 +1,11 @@
 # shellcheck shell=bash
-# Shared by scripts/quickstart.sh and scripts/test.sh (source it, don't run it):
+# Shared by scripts/quickstart.sh, test.sh and sanitize.sh (source it, don't run it):
 # where things are, installing what a fresh Debian/Ubuntu machine lacks,
 # finding nvcc, and configuring + building with a CMake preset.
 #
 # Environment knobs (all optional):
+#   RADIX_SANITIZE      0: scripts/test.sh skips scripts/sanitize.sh (the clang
+#                       ASan+UBSan, TSan and libFuzzer jobs, ~15 min on 2 cores)
 #   RADIX_PRESET        configure preset of CMakePresets.json (default: default)
 #   RADIX_BUILD_DIR     build folder (default: the preset's, build/ for default)
 #   RADIX_JOBS          parallel build and test jobs (default: number of CPUs)

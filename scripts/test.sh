@@ -5,6 +5,8 @@
 #   3. runs ctest without the tests labelled `large`
 #   4. installs the package to a temporary prefix (cmake --install) and builds
 #      and runs examples/consumer against it through find_package(radix)
+#   5. runs scripts/sanitize.sh: clang ASan+UBSan, TSan and libFuzzer jobs in
+#      build-asan/, build-tsan/, build-fuzz/ (RADIX_SANITIZE=0 skips them)
 # Works from any directory. See scripts/common.sh for the environment knobs
 # (RADIX_PRESET, RADIX_BUILD_DIR, RADIX_JOBS, RADIX_CMAKE_ARGS).
 # shellcheck source=scripts/common.sh
@@ -49,9 +51,13 @@ cmake --build "$tmp/consumer" -j "$RADIX_JOBS"
 "$tmp/consumer/radix_consumer"
 "$prefix/bin/radix" --version
 
+# Clang's ASan+UBSan, TSan and libFuzzer jobs (RADIX_SANITIZE=0 skips them).
+radix_log "scripts/sanitize.sh"
+bash "$RADIX_ROOT/scripts/sanitize.sh" || failures+=("scripts/sanitize.sh: a sanitizer or fuzz job failed (output above)")
+
 if ((${#failures[@]} != 0)); then
   radix_log "FAILED:"
   printf '  - %s\n' "${failures[@]}" >&2
   exit 1
 fi
-radix_log "all good: build, tests, install and find_package(radix) consumer"
+radix_log "all good: build, tests, install, find_package(radix) consumer, sanitizers and fuzzers"

@@ -170,12 +170,16 @@ long long parse_int(const std::string& s, long long lo, long long hi) {
     v.remove_prefix(1);
   }
   if (!all_digits(v)) throw usage_error("not an integer");
-  long long r = 0;
+  // Accumulated as unsigned, so that the most negative value parses too.
+  const unsigned long long limit = neg ? 0ull - static_cast<unsigned long long>(std::numeric_limits<long long>::min())
+                                       : static_cast<unsigned long long>(std::numeric_limits<long long>::max());
+  unsigned long long u = 0;
   for (char c : v) {
-    if (r > (std::numeric_limits<long long>::max() - (c - '0')) / 10) throw usage_error("out of range");
-    r = r * 10 + (c - '0');
+    const unsigned d = unsigned(c - '0');
+    if (u > (limit - d) / 10) throw usage_error("out of range");
+    u = u * 10 + d;
   }
-  if (neg) r = -r;
+  const long long r = neg ? static_cast<long long>(0ull - u) : static_cast<long long>(u);
   if (r < lo || r > hi)
     throw usage_error("must be between " + std::to_string(lo) + " and " + std::to_string(hi));
   return r;

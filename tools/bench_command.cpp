@@ -311,8 +311,9 @@ int bench_typed(const bench_config& c) {
   // ---- radix ----------------------------------------------------------------------
   radix::sorter sorter(opt);
   const auto restore = [&] {
-    std::memcpy(keys.data(), input.data(), n * sizeof(K));
-    if (c.op == op_kind::pairs) std::memcpy(values.data(), values_init.data(), n * sizeof(std::uint32_t));
+    // (std::copy: memcpy must not get the null data() of an empty vector, n = 0)
+    std::copy(input.begin(), input.end(), keys.begin());
+    if (c.op == op_kind::pairs) std::copy(values_init.begin(), values_init.end(), values.begin());
   };
   const auto sort_once = [&] {
     std::span<K> k(keys);
@@ -342,9 +343,11 @@ int bench_typed(const bench_config& c) {
   for (int r = 0; r < c.repeat; ++r) {
     restore();
     radix_ms.push_back(time_ms(sort_once));
-    const bool same = std::memcmp(keys.data(), first_keys.data(), n * sizeof(K)) == 0 &&
-                      std::memcmp(values.data(), first_values.data(), values.size() * sizeof(std::uint32_t)) == 0 &&
-                      std::memcmp(indices.data(), first_indices.data(), indices.size() * sizeof(I)) == 0;
+    // (an empty vector's data() may be null, which memcmp must not get even for 0 bytes)
+    const auto equal = [](const auto& a, const auto& b) {
+      return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0);
+    };
+    const bool same = equal(keys, first_keys) && equal(values, first_values) && equal(indices, first_indices);
     if (!same) ++inconsistent;
   }
   const stats rs = summarize(radix_ms);
@@ -367,7 +370,7 @@ int bench_typed(const bench_config& c) {
       for (int r = 0; r < c.baseline_repeat; ++r) {
         switch (c.op) {
           case op_kind::keys: {
-            std::memcpy(keys.data(), input.data(), n * sizeof(K));
+            std::copy(input.begin(), input.end(), keys.begin());
             if (has_nan)
               ms.push_back(time_ms([&] { sort_fn(keys.begin(), keys.end(), less); }));
             else if (desc)
@@ -463,7 +466,7 @@ int bench_typed(const bench_config& c) {
       }
     }
   }
-  if (c.op == op_kind::argsort && std::memcmp(first_keys.data(), input.data(), n * sizeof(K)) != 0) {
+  if (c.op == op_kind::argsort && n && std::memcmp(first_keys.data(), input.data(), n * sizeof(K)) != 0) {
     std::printf("verify     FAILED: argsort modified its input keys\n");
     return exit_check_failed;
   }

@@ -78,8 +78,8 @@ bool generate_keys(K* keys, std::uint64_t n, const dist_spec& d, std::uint64_t s
   if (total == 0) total = n;
   const std::uint64_t stream = mix64(seed ^ 0x5261646978536f72ull) + first;  // per-seed offset
   const auto rnd = [stream](std::uint64_t i) { return mix64(stream + i); };
-  const radix::float_order numeric = radix::float_order::numeric;
-  const auto ascending = [numeric](K a, K b) { return ordered_key(a, numeric) < ordered_key(b, numeric); };
+  constexpr radix::float_order numeric = radix::float_order::numeric;
+  const auto ascending = [](K a, K b) { return ordered_key(a, numeric) < ordered_key(b, numeric); };
 
   switch (d.kind) {
     case distribution::uniform:

@@ -236,7 +236,7 @@ element_layout layout_options::layout() const {
     l.elem_bytes = std::size_t(rb);
     l.key = option_value("--key-type", key_type, parse_key_spec);
     l.key_offset = key_offset.empty() ? 0 : std::size_t(option_value("--key-offset", key_offset, parse_count));
-    if (l.key_offset + l.key.bytes > l.elem_bytes)
+    if (l.key_offset > l.elem_bytes || l.key.bytes > l.elem_bytes - l.key_offset)  // no overflow for huge offsets
       throw usage_error("the key (" + std::to_string(l.key.bytes) + " bytes at offset " + std::to_string(l.key_offset) +
                         ") does not fit in a record of " + std::to_string(l.elem_bytes) + " bytes");
     return l;

@@ -24,10 +24,23 @@ void sort_records(void* data, std::size_t record_bytes, std::uint64_t count, con
   if (!byte_string && !wide_int && kb != 1 && kb != 2 && kb != 4 && kb != 8)
     throw invalid_argument("radix: record key of " + std::to_string(kb) + " bytes is not a supported key type");
   if (record_bytes == 0) throw invalid_argument("radix: record size 0");
-  if (key.offset + kb > record_bytes)
+  // (written so that no offset, however large, wraps the sum around)
+  if (key.offset > record_bytes || kb > record_bytes - key.offset)
     throw invalid_argument("radix: key at offset " + std::to_string(key.offset) + " of " + std::to_string(kb) +
                            " bytes does not fit in a record of " + std::to_string(record_bytes) + " bytes");
   if (count > 0 && data == nullptr) throw invalid_argument("radix: records is null but count = " + std::to_string(count));
+  {
+    // The options and the engine are checked even with nothing to sort, as
+    // every other entry point checks them.
+    sort_request check;
+    check.op = operation::argsort;
+    check.key = key.type;
+    check.n = count;
+    check.index_bytes = count <= 0xFFFFFFFFull ? 4 : 8;
+    check.opts = o;
+    detail::validate_request(check, false);
+    (void)detail::pick_engine(o.use);
+  }
   if (count < 2) return;
   // An engine that sorts records whole (the CUDA engine: sort and gather on
   // the device) takes them; the others argsort here and permute on the CPU.

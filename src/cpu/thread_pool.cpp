@@ -42,7 +42,11 @@ void thread_pool::worker(unsigned id) {
       err = std::current_exception();
     }
     std::lock_guard lk(m_);
-    if (err && !error_) error_ = err;
+    // The worker lets go of its exception under the lock, before the caller can
+    // see pending_ == 0: the caller is then the last owner of what it rethrows
+    // (no other thread frees that exception while the caller's handler reads it).
+    if (err && !error_) error_ = std::move(err);
+    err = nullptr;
     if (--pending_ == 0) done_.notify_one();
   }
 }
@@ -74,9 +78,12 @@ void thread_pool::run(unsigned t, const std::function<void(unsigned)>& fn) {
   }
   std::unique_lock lk(m_);
   done_.wait(lk, [&] { return pending_ == 0; });
-  if (!err) err = error_;
+  // Taken, not copied: the pool keeps no exception alive after run() returns.
+  std::exception_ptr worker_err = std::move(error_);
+  error_ = nullptr;
   job_ = nullptr;
   lk.unlock();
+  if (!err) err = std::move(worker_err);
   if (err) std::rethrow_exception(err);
 }
 

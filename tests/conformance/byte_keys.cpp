@@ -158,7 +158,10 @@ TEST_P(ByteKeys, Records) {
       guarded buf(c.n, rb, 3);
       buf.fill_from(recs.data());
       bool ok = no_throw(
-          [&] { radix::sort_records(buf.data(), rb, c.n, radix::record_key{off, radix::byte_key_desc(c.L)}, o); },
+          // (init-captures: Clang 14 cannot capture structured bindings themselves)
+          [&, rb = rb, off = off] {
+            radix::sort_records(buf.data(), rb, c.n, radix::record_key{off, radix::byte_key_desc(c.L)}, o);
+          },
           "sort_records");
       ok = ok && same_bytes(buf.data(), want.data(), rb, c.n, "records") && buf.canaries_intact();
       EXPECT_TRUE(ok) << "record_bytes=" << rb << " offset=" << off;
