@@ -17,43 +17,21 @@
 
 #include <radix/cuda.hpp>
 
-#include "../common/cuda_check.cuh"
+#include "../common/device_buffer.cuh"
 
 #include "broadphase.hpp"
 
 namespace bp {
 namespace {
 
-
 /// Device memory owned by one scene size; freed at its end.
 template <class T>
-class dbuf {
- public:
-  dbuf() = default;
-  explicit dbuf(std::uint64_t n) { reset(n); }
-  dbuf(const dbuf&) = delete;
-  dbuf& operator=(const dbuf&) = delete;
-  ~dbuf() {
-    if (p_) cudaFree(p_);
-  }
-  void reset(std::uint64_t n) {
-    if (p_) CU(cudaFree(p_));
-    p_ = nullptr;
-    n_ = n;
-    if (n) CU(cudaMalloc(&p_, std::max<std::uint64_t>(n * sizeof(T), 16)));
-  }
-  T* get() const { return p_; }
-  std::uint64_t size() const { return n_; }
+using dbuf = apps::device_buffer<T>;
 
- private:
-  T* p_ = nullptr;
-  std::uint64_t n_ = 0;
-};
-
-constexpr int block = 256;
-unsigned grid_for(std::uint64_t n) { return unsigned(std::clamp<std::uint64_t>((n + block - 1) / block, 1, 1u << 20)); }
-#define GRID_STRIDE(i, n) \
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); i += std::uint64_t(gridDim.x) * blockDim.x)
+using apps::block;
+using apps::grid_for;
+using apps::warp_sum;
+#define GRID_STRIDE(i, n) APPS_GRID_STRIDE(std::uint64_t, i, n)
 
 __global__ void step_kernel(world w, state_ptrs s, std::uint64_t n) {
   GRID_STRIDE(i, n) step(w, s, i);
@@ -87,11 +65,6 @@ struct control {
   unsigned long long total;         ///< pairs found (the scan's total)
   unsigned long long x_candidates;  ///< pairs overlapping in x
 };
-
-__device__ unsigned long long warp_sum(unsigned long long v) {
-  for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xFFFFFFFFu, v, d);
-  return v;
-}
 
 // The walk of Ha, Krüger & Silva 2009 ("Fast 4-way parallel radix sorting on
 // GPUs"), §6.1, from min endpoint p: the endpoints after p whose
@@ -208,24 +181,10 @@ __global__ void __launch_bounds__(block) scan_apply_kernel(const std::uint32_t* 
     }
 }
 
-std::string device_name() {
-  int dev = 0, rt = 0, drv = 0;
-  CU(cudaGetDevice(&dev));
-  cudaDeviceProp p{};
-  CU(cudaGetDeviceProperties(&p, dev));
-  CU(cudaRuntimeGetVersion(&rt));
-  CU(cudaDriverGetVersion(&drv));
-  return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs, CUDA runtime " +
-         std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10) + ", driver API " +
-         std::to_string(drv / 1000) + "." + std::to_string(drv % 1000 / 10);
-}
-
 class cuda_bp {
  public:
   cuda_bp(const config& c, std::uint64_t n) : c_(c), n_(n), m_(2 * n) {
     scene s = make_scene(c, n);
-    CU(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking));
-    for (auto& e : ev_) CU(cudaEventCreate(&e));
     CU(cudaMallocHost(&h_ctl_, sizeof(control)));
     state_.resize(9);
     std::vector<float>* host[9] = {&s.px, &s.py, &s.pz, &s.vx, &s.vy, &s.vz, &s.hx, &s.hy, &s.hz};
@@ -262,11 +221,8 @@ class cuda_bp {
     CU(cudaStreamSynchronize(st_));  // the host scene is freed on return
   }
   ~cuda_bp() {
-    if (st_) cudaStreamSynchronize(st_);
-    for (auto& e : ev_)
-      if (e) cudaEventDestroy(e);
+    cudaStreamSynchronize(st_);  // the frame's work done before its buffers are freed
     if (h_ctl_) cudaFreeHost(h_ctl_);
-    if (st_) cudaStreamDestroy(st_);
   }
 
   void generation_order() {
@@ -331,12 +287,8 @@ class cuda_bp {
     return h;
   }
 
-  float elapsed(int a, int b) {
-    float t = 0;
-    CU(cudaEventElapsedTime(&t, ev_[a], ev_[b]));
-    return t;
-  }
-  void record(int e) { CU(cudaEventRecord(ev_[e], st_)); }
+  float elapsed(int a, int b) { return ev_.elapsed(a, b); }
+  void record(int e) { ev_.record(e, st_); }
 
   /// Median of reps event-timed sorts of the list `prepare` sets up (untimed), after one warm-up.
   template <class F>
@@ -367,8 +319,8 @@ class cuda_bp {
 
   const config& c_;
   std::uint64_t n_, m_, tiles_ = 0;
-  cudaStream_t st_ = nullptr;
-  cudaEvent_t ev_[5] = {};
+  apps::cuda_stream st_;
+  apps::cuda_events ev_{5};
   control* h_ctl_ = nullptr;
   std::vector<std::unique_ptr<dbuf<float>>> state_;
   state_ptrs p_{};
@@ -391,7 +343,7 @@ bool cuda_built() { return true; }
 engine_result run_cuda(const config& c) {
   engine_result r;
   r.engine = "cuda";
-  r.device = device_name();
+  r.device = apps::device_name();
   for (std::uint64_t n : c.sizes) {
     if (n >= (1ull << 31)) throw std::runtime_error("the GPU frame uses 32-bit endpoint values: fewer than 2^31 objects");
     cuda_bp d(c, n);

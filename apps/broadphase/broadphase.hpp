@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/timing.hpp"
 #include "model.hpp"
 
 namespace bp {
@@ -96,7 +97,7 @@ bool verified_frame(const config& c, int f);
 
 /// Order-dependent hash of a pair list, to chain over frames.
 std::uint64_t hash_pairs(std::uint64_t h, const std::uint32_t* pairs, std::uint64_t count);
-double median(std::vector<double> v);
+using apps::median;
 
 engine_result run_host(const config& c);
 engine_result run_cuda(const config& c);

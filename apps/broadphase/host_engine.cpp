@@ -4,8 +4,6 @@
 #include <radix/radix.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <fstream>
 #include <span>
 #include <string>
 
@@ -18,19 +16,8 @@ using radix_apps::parallel_for;
 
 namespace {
 
-using clk = std::chrono::steady_clock;
-double ms(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
-
-std::string cpu_name() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto p = line.find(':');
-      if (p != std::string::npos) return line.substr(p + 2);
-    }
-  return "unknown CPU";
-}
+using apps::clk;
+using apps::ms;
 
 class host_bp {
  public:
@@ -149,7 +136,7 @@ class host_bp {
 engine_result run_host(const config& c) {
   engine_result r;
   r.engine = "cpu";
-  r.device = cpu_name() + ", " + std::to_string(c.threads ? c.threads : radix_apps::hardware_threads()) + " threads";
+  r.device = apps::host_description(c.threads);
   for (std::uint64_t n : c.sizes) {
     host_bp h(c, n);
     size_result z;

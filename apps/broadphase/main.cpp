@@ -14,28 +14,27 @@
 // brute-force test or a uniform grid.
 #include <radix/radix.hpp>
 
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <fstream>
-#include <iostream>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../common/harness.hpp"
 #include "../common/parallel.hpp"
-#include "../common/cli.hpp"
 #include "../common/png.hpp"
 #include "broadphase.hpp"
 #include "render.hpp"
 
 namespace {
 
+using apps::fmt;
+using apps::ratio;
+using apps::share;
 using apps::usage_error;
 
-const char* help_text = R"(radix_broadphase: sweep-and-prune broad phase (Ha, Krüger & Silva 2009, §6.1, Fig. 6) on the radix engines.
+constexpr const char* program = "radix_broadphase";
+
+const std::string help_text = R"(radix_broadphase: sweep-and-prune broad phase (Ha, Krüger & Silva 2009, §6.1, Fig. 6) on the radix engines.
 
 usage: radix_broadphase [options]
   -n, --objects LIST  object counts: comma-separated (16K,1M,2^20,1e6) and/or
@@ -57,11 +56,7 @@ usage: radix_broadphase [options]
       --png FILE      picture of the last frame of the first size (first engine run)
       --view V        side (x-y) or top (x-z) for --png (default side)
       --plot FILE     time per frame and per sort against N, log-log, as a PNG
-      --out FILE      also write the tables as markdown to FILE
-  -h, --help          this text
-
-Exit status: 0 all checks passed, 1 a check failed, 2 bad command line,
-3 could not run (error message printed), 77 an engine named with -e is not
+)" + std::string(apps::help_end) + R"(3 could not run (error message printed), 77 an engine named with -e is not
 available here (nothing is run).
 )";
 
@@ -87,50 +82,35 @@ std::vector<std::uint64_t> parse_sizes(const std::string& list) {
 
 struct cli {
   bp::config c;
-  std::vector<std::string> engines;  // empty: all available
-  std::string png, plot, out, command;
+  apps::common_options common;
+  std::string plot;
   bool top = false;
 };
 
 cli parse(int argc, char** argv) {
   cli a;
   a.c.sizes = parse_sizes("16K..4M");
-  for (int i = 0; i < argc; ++i) {
-    if (i) a.command += ' ';
-    a.command += argv[i];
-  }
-  for (int i = 1; i < argc; ++i) {
-    const std::string o = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw usage_error("option " + o + " needs a value");
-      return argv[++i];
-    };
-    auto int_value = [&](long lo, long hi) { return apps::parse_int_option(o, value(), lo, hi); };
-    if (o == "-h" || o == "--help") {
-      std::fputs(help_text, stdout);
-      std::exit(0);
-    } else if (o == "-n" || o == "--objects") {
-      a.c.sizes = parse_sizes(value());
+  apps::parse_options(argc, argv, help_text, {"cpu", "cuda"}, a.common, [&](const std::string& o, auto& r) {
+    if (o == "-n" || o == "--objects") {
+      a.c.sizes = parse_sizes(r.value());
     } else if (o == "-s" || o == "--scene") {
-      const std::string v = value();
+      const std::string v = r.value();
       if (v == "boxes") a.c.scene = bp::scene_kind::boxes;
       else if (v == "landscape") a.c.scene = bp::scene_kind::landscape;
       else if (v == "lattice") a.c.scene = bp::scene_kind::lattice;
       else throw usage_error("--scene must be boxes, landscape or lattice, got '" + v + "'");
     } else if (o == "-f" || o == "--frames") {
-      a.c.frames = int(int_value(1, 100000));
+      a.c.frames = int(r.int_value(1, 100000));
     } else if (o == "-r" || o == "--reps") {
-      a.c.reps = int(int_value(0, 10000));
+      a.c.reps = int(r.int_value(0, 10000));
     } else if (o == "--warmup") {
-      a.c.warmup = int(int_value(0, 100000));
+      a.c.warmup = int(r.int_value(0, 100000));
     } else if (o == "--density") {
-      a.c.density = float(int_value(1, 4096));
+      a.c.density = float(r.int_value(1, 4096));
     } else if (o == "--seed") {
-      a.c.seed = std::uint64_t(int_value(0, 1L << 62));
-    } else if (o == "--threads") {
-      a.c.threads = unsigned(int_value(1, 4096));
+      a.c.seed = std::uint64_t(r.int_value(0, 1L << 62));
     } else if (o == "--verify") {
-      const std::string v = value();
+      const std::string v = r.value();
       if (v == "auto") a.c.verify = bp::verify_mode::automatic;
       else if (v == "brute") a.c.verify = bp::verify_mode::brute;
       else if (v == "grid") a.c.verify = bp::verify_mode::grid;
@@ -139,48 +119,21 @@ cli parse(int argc, char** argv) {
       else throw usage_error("--verify must be auto, brute, grid, both or off, got '" + v + "'");
     } else if (o == "--verify-all") {
       a.c.verify_all = true;
-    } else if (o == "-e" || o == "--engine") {
-      std::stringstream ss(value());
-      for (std::string e; std::getline(ss, e, ',');) {
-        if (e != "cpu" && e != "cuda" && e != "all") throw usage_error("unknown engine '" + e + "' (cpu, cuda, all)");
-        if (e != "all") a.engines.push_back(e);
-        else a.engines.clear();
-      }
-    } else if (o == "--png") {
-      a.png = value();
     } else if (o == "--view") {
-      const std::string v = value();
+      const std::string v = r.value();
       if (v != "side" && v != "top") throw usage_error("--view must be side or top, got '" + v + "'");
       a.top = v == "top";
     } else if (o == "--plot") {
-      a.plot = value();
-    } else if (o == "--out") {
-      a.out = value();
+      a.plot = r.value();
     } else {
-      throw usage_error("unknown option '" + o + "' (see --help)");
+      return false;
     }
-  }
+    return true;
+  });
+  a.c.threads = a.common.threads;
   return a;
 }
 
-std::string fmt(double ms) {
-  if (ms < 0) return "—";
-  char b[32];
-  std::snprintf(b, sizeof b, ms < 1 ? "%.4f" : ms < 100 ? "%.3f" : "%.1f", ms);
-  return b;
-}
-std::string ratio(double a, double b) {
-  if (a <= 0 || b <= 0) return "—";
-  char s[32];
-  std::snprintf(s, sizeof s, "%.2f×", a / b);
-  return s;
-}
-std::string share(double part, double whole) {
-  if (part < 0 || whole <= 0) return "—";
-  char s[16];
-  std::snprintf(s, sizeof s, "%.0f%%", 100 * part / whole);
-  return s;
-}
 std::string num(double v) {
   char s[32];
   std::snprintf(s, sizeof s, "%.0f", v);
@@ -278,44 +231,20 @@ void cross_check(std::vector<bp::engine_result>& rs, std::string& text) {
   text += "\n";
 }
 
-std::string utc_now() {
-  char b[64];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
-  return b;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   cli a;
-  try {
-    a = parse(argc, argv);
-  } catch (const usage_error& e) {
-    std::fprintf(stderr, "radix_broadphase: %s\n", e.what());
-    return 2;
-  }
+  if (!apps::parsed(program, [&] { a = parse(argc, argv); })) return 2;
   const bp::config& c = a.c;
 
-  std::vector<std::string> want = a.engines;
-  const bool explicit_engines = !want.empty();
-  if (!explicit_engines) want = {"cuda", "cpu"};
-  std::vector<std::string> run;
-  for (const auto& e : want) {
-    const bool ok = e == "cpu" ? radix::engine_available(radix::engine::cpu)
-                               : bp::cuda_built() && radix::engine_available(radix::engine::cuda);
-    if (ok) {
-      run.push_back(e);
-    } else if (explicit_engines) {
-      std::fprintf(stderr, "radix_broadphase: engine %s not available here (%s): nothing run\n", e.c_str(),
-                   e == "cuda" && !bp::cuda_built() ? "built without CUDA" : "not compiled in, or no device");
-      return 77;
-    }
-  }
+  const auto run = apps::select_engines(program, a.common.engines, {"cuda", "cpu"}, bp::cuda_built(),
+                                        "not compiled in, or no device");
+  if (!run) return 77;
 
   std::ostringstream head;
   head << "# Broad phase by sweep and prune (Ha, Krüger & Silva 2009, §6.1, Fig. 6): scene " << bp::scene_name(c.scene) << "\n\n"
-       << "- date: " << utc_now() << "\n- command: `" << a.command << "`\n- objects:";
+       << "- date: " << apps::utc_now() << "\n- command: `" << a.common.command << "`\n- objects:";
   for (auto n : c.sizes) head << " " << n;
   head << "; " << c.density << " per unit of x length; " << c.frames << " frames each"
        << (c.warmup ? " after " + std::to_string(c.warmup) + " unmeasured steps" : std::string()) << "; seed " << c.seed
@@ -326,63 +255,44 @@ int main(int argc, char** argv) {
           }(), c.sizes.front()))
        << "\n- pairs: boxes overlapping on all three axes (closed intervals: touching counts), i < j\n"
        << "- host threads: " << (c.threads ? c.threads : radix_apps::hardware_threads()) << "\n\n";
-  std::cout << head.str() << std::flush;
-  std::string doc = head.str();
+  apps::report doc;
+  doc.add(head.str()) << std::flush;
 
   std::vector<bp::engine_result> results;
-  try {
-    for (const auto& e : run) {
-      std::fprintf(stderr, "radix_broadphase: running the %s engine...\n", e.c_str());
-      bp::engine_result r = e == "cuda" ? bp::run_cuda(c) : bp::run_host(c);
-      const std::string t = engine_tables(c, r);
-      std::cout << t << std::flush;
-      doc += t;
-      results.push_back(std::move(r));
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "radix_broadphase: %s\n", e.what());
+  if (!apps::guarded(program, [&] {
+        for (const auto& e : *run) {
+          std::fprintf(stderr, "radix_broadphase: running the %s engine...\n", e.c_str());
+          bp::engine_result r = e == "cuda" ? bp::run_cuda(c) : bp::run_host(c);
+          doc.add(engine_tables(c, r)) << std::flush;
+          results.push_back(std::move(r));
+        }
+      }))
     return 3;
-  }
 
   std::string tail = summary_table(results);
   cross_check(results, tail);
-  std::cout << tail;
-  doc += tail;
+  doc.add(tail);
 
-  try {
-    if (!a.png.empty() && !results.empty()) {
-      const auto& z = results.front().sizes.front();
-      const auto pic = bp::render_frame(z.last_boxes, z.last_pair_list, z.w, a.top);
-      radix_apps::png::write_rgb8(a.png, pic.width, pic.height, pic.rgb);
-      std::printf("Picture of frame %d, %llu objects (%s engine, %s view of the box's left end; boxes in a pair "
-                  "orange, pairs joined in yellow): %s (%u×%u)\n",
-                  c.frames, (unsigned long long)z.n, results.front().engine.c_str(), a.top ? "top" : "side",
-                  a.png.c_str(), pic.width, pic.height);
-    }
-    if (!a.plot.empty() && !results.empty()) {
-      const auto pic = bp::render_plot(results);
-      radix_apps::png::write_rgb8(a.plot, pic.width, pic.height, pic.rgb);
-      std::printf("Plot of ms per frame (solid) and per sort (dashed) against N: %s\n", a.plot.c_str());
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "radix_broadphase: %s\n", e.what());
+  if (!apps::guarded(program, [&] {
+        if (!a.common.png.empty() && !results.empty()) {
+          const auto& z = results.front().sizes.front();
+          const auto pic = bp::render_frame(z.last_boxes, z.last_pair_list, z.w, a.top);
+          radix_apps::png::write_rgb8(a.common.png, pic.width, pic.height, pic.rgb);
+          std::printf("Picture of frame %d, %llu objects (%s engine, %s view of the box's left end; boxes in a pair "
+                      "orange, pairs joined in yellow): %s (%u×%u)\n",
+                      c.frames, (unsigned long long)z.n, results.front().engine.c_str(), a.top ? "top" : "side",
+                      a.common.png.c_str(), pic.width, pic.height);
+        }
+        if (!a.plot.empty() && !results.empty()) {
+          const auto pic = bp::render_plot(results);
+          radix_apps::png::write_rgb8(a.plot, pic.width, pic.height, pic.rgb);
+          std::printf("Plot of ms per frame (solid) and per sort (dashed) against N: %s\n", a.plot.c_str());
+        }
+      }))
     return 3;
-  }
-  if (!a.out.empty()) {
-    std::ofstream f(a.out);
-    f << doc;
-    f.close();
-    if (!f) {
-      std::fprintf(stderr, "radix_broadphase: cannot write '%s'\n", a.out.c_str());
-      return 3;
-    }
-  }
+  if (!doc.write(program, a.common.out)) return 3;
 
   int failed = 0;
   for (const auto& r : results) failed += int(r.failures.size());
-  if (failed) {
-    std::fprintf(stderr, "radix_broadphase: %d check(s) FAILED\n", failed);
-    return 1;
-  }
-  return 0;
+  return apps::verdict(program, failed);
 }

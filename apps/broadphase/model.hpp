@@ -9,35 +9,15 @@
 #pragma once
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define BP_HD __host__ __device__ __forceinline__
-#else
-#define BP_HD inline
-#endif
+#include "../common/exact_float.hpp"
+
+#define BP_HD APPS_HD
 
 namespace bp {
 
-BP_HD float add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-BP_HD float sub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-BP_HD float mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
+using apps::add_rn;
+using apps::mul_rn;
+using apps::sub_rn;
 
 /// An axis-aligned bounding box (closed: touching boxes overlap).
 struct box {
@@ -94,20 +74,20 @@ BP_HD void ground(const world& w, float x, float z, float& h, float& gx, float& 
   gx = 0;
   gz = 0;
   if (!w.height) return;
-  const float fx = mul(sub(x, w.x0), w.inv_cell), fz = mul(z, w.inv_cell);
+  const float fx = mul_rn(sub_rn(x, w.x0), w.inv_cell), fz = mul_rn(z, w.inv_cell);
   int i = int(fx), k = int(fz);
   i = i < 0 ? 0 : i >= w.hx_n ? w.hx_n - 1 : i;
   k = k < 0 ? 0 : k >= w.hz_n ? w.hz_n - 1 : k;
-  float tx = sub(fx, float(i)), tz = sub(fz, float(k));
+  float tx = sub_rn(fx, float(i)), tz = sub_rn(fz, float(k));
   tx = tx < 0 ? 0 : tx > 1 ? 1 : tx;
   tz = tz < 0 ? 0 : tz > 1 ? 1 : tz;
   const int row = w.hz_n + 1;
   const float h00 = w.height[i * row + k], h01 = w.height[i * row + k + 1];
   const float h10 = w.height[(i + 1) * row + k], h11 = w.height[(i + 1) * row + k + 1];
-  const float a = add(h00, mul(tx, sub(h10, h00))), b = add(h01, mul(tx, sub(h11, h01)));
-  h = add(a, mul(tz, sub(b, a)));
-  gx = mul(mul(sub(add(h10, h11), add(h00, h01)), 0.5f), w.inv_cell);
-  gz = mul(mul(sub(add(h01, h11), add(h00, h10)), 0.5f), w.inv_cell);
+  const float a = add_rn(h00, mul_rn(tx, sub_rn(h10, h00))), b = add_rn(h01, mul_rn(tx, sub_rn(h11, h01)));
+  h = add_rn(a, mul_rn(tz, sub_rn(b, a)));
+  gx = mul_rn(mul_rn(sub_rn(add_rn(h10, h11), add_rn(h00, h01)), 0.5f), w.inv_cell);
+  gz = mul_rn(mul_rn(sub_rn(add_rn(h01, h11), add_rn(h00, h10)), 0.5f), w.inv_cell);
 }
 
 /// One time step of object i: gravity, motion, bounce on the floor or the
@@ -116,32 +96,32 @@ BP_HD void step(const world& w, const state_ptrs& s, std::uint64_t i) {
   float x = s.px[i], y = s.py[i], z = s.pz[i];
   float vx = s.vx[i], vy = s.vy[i], vz = s.vz[i];
   const float hx = s.hx[i], hy = s.hy[i], hz = s.hz[i];
-  vy = sub(vy, mul(w.g, w.dt));
-  x = add(x, mul(vx, w.dt));
-  y = add(y, mul(vy, w.dt));
-  z = add(z, mul(vz, w.dt));
+  vy = sub_rn(vy, mul_rn(w.g, w.dt));
+  x = add_rn(x, mul_rn(vx, w.dt));
+  y = add_rn(y, mul_rn(vy, w.dt));
+  z = add_rn(z, mul_rn(vz, w.dt));
   float h, gx, gz;
   ground(w, x, z, h, gx, gz);
-  if (sub(y, hy) < h) {
-    y = add(h, hy);
-    if (vy < 0) vy = mul(-vy, w.restitution);
-    vx = mul(sub(vx, mul(gx, w.slope_push)), w.friction);
-    vz = mul(sub(vz, mul(gz, w.slope_push)), w.friction);
+  if (sub_rn(y, hy) < h) {
+    y = add_rn(h, hy);
+    if (vy < 0) vy = mul_rn(-vy, w.restitution);
+    vx = mul_rn(sub_rn(vx, mul_rn(gx, w.slope_push)), w.friction);
+    vz = mul_rn(sub_rn(vz, mul_rn(gz, w.slope_push)), w.friction);
   }
-  if (sub(x, hx) < w.x0) {
-    x = add(w.x0, hx);
+  if (sub_rn(x, hx) < w.x0) {
+    x = add_rn(w.x0, hx);
     vx = vx < 0 ? -vx : vx;
   }
-  if (add(x, hx) > w.x1) {
-    x = sub(w.x1, hx);
+  if (add_rn(x, hx) > w.x1) {
+    x = sub_rn(w.x1, hx);
     vx = vx > 0 ? -vx : vx;
   }
-  if (sub(z, hz) < 0.0f) {
+  if (sub_rn(z, hz) < 0.0f) {
     z = hz;
     vz = vz < 0 ? -vz : vz;
   }
-  if (add(z, hz) > w.zmax) {
-    z = sub(w.zmax, hz);
+  if (add_rn(z, hz) > w.zmax) {
+    z = sub_rn(w.zmax, hz);
     vz = vz > 0 ? -vz : vz;
   }
   s.px[i] = x;
@@ -155,12 +135,12 @@ BP_HD void step(const world& w, const state_ptrs& s, std::uint64_t i) {
 /// The bounding box of object i.
 BP_HD box aabb(const state_ptrs& s, std::uint64_t i) {
   box b;
-  b.lo[0] = sub(s.px[i], s.hx[i]);
-  b.hi[0] = add(s.px[i], s.hx[i]);
-  b.lo[1] = sub(s.py[i], s.hy[i]);
-  b.hi[1] = add(s.py[i], s.hy[i]);
-  b.lo[2] = sub(s.pz[i], s.hz[i]);
-  b.hi[2] = add(s.pz[i], s.hz[i]);
+  b.lo[0] = sub_rn(s.px[i], s.hx[i]);
+  b.hi[0] = add_rn(s.px[i], s.hx[i]);
+  b.lo[1] = sub_rn(s.py[i], s.hy[i]);
+  b.hi[1] = add_rn(s.py[i], s.hy[i]);
+  b.lo[2] = sub_rn(s.pz[i], s.hz[i]);
+  b.hi[2] = add_rn(s.pz[i], s.hz[i]);
   return b;
 }
 

@@ -165,11 +165,4 @@ std::uint64_t hash_pairs(std::uint64_t h, const std::uint32_t* pairs, std::uint6
   return h * 0x100000001B3ull + s + count;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 }  // namespace bp

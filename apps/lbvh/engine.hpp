@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/timing.hpp"
 #include "lbvh.hpp"
 #include "mesh.hpp"
 
@@ -76,7 +77,7 @@ void compare_hits(const std::vector<ray_hit>& bvh, const std::vector<ray_hit>& b
 /// Camera k of the orbit around mesh m.
 camera mesh_camera(const mesh& m, int k, int width, int height);
 shading mesh_shading(const mesh& m);
-double median(std::vector<double> v);
+using apps::median;
 
 result run_host(const config& c, const mesh& m);
 /// The whole build and render on the GPU (lbvh_cuda.cu); only in CUDA builds.

@@ -4,9 +4,7 @@
 #include <radix/radix.hpp>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <span>
 
@@ -19,19 +17,8 @@ using radix_apps::parallel_for;
 
 namespace {
 
-using clk = std::chrono::steady_clock;
-double ms(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
-
-std::string cpu_name() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto p = line.find(':');
-      if (p != std::string::npos) return line.substr(p + 2);
-    }
-  return "unknown CPU";
-}
+using apps::clk;
+using apps::ms;
 
 template <class K>
 class host_lbvh {
@@ -199,7 +186,7 @@ template <class K>
 result run(const config& c, const mesh& m) {
   result r;
   r.engine = "cpu";
-  r.device = cpu_name() + ", " + std::to_string(c.threads ? c.threads : radix_apps::hardware_threads()) + " threads";
+  r.device = apps::host_description(c.threads);
   host_lbvh<K> h(c, m);
   build_times t;
   h.build(t);  // the first build also sizes the sorter's scratch

@@ -11,11 +11,9 @@
 #include <bit>
 #endif
 
-#ifdef __CUDACC__
-#define LBVH_HD __host__ __device__ __forceinline__
-#else
-#define LBVH_HD inline
-#endif
+#include "../common/exact_float.hpp"
+
+#define LBVH_HD APPS_HD
 
 namespace lbvh {
 
@@ -33,29 +31,12 @@ LBVH_HD vec3 normalize(vec3 a) {
   return l > 0 ? a * (1.0f / l) : a;
 }
 
-// Exactly rounded, never contracted into an FMA: the Morton codes must come
-// out bit-identical on the host and the device (the cross-check compares them).
-LBVH_HD float add_rn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-LBVH_HD float mul_rn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-LBVH_HD float div_rn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+// Exactly rounded, never contracted into an FMA (exact_float.hpp): the Morton
+// codes must come out bit-identical on the host and the device (the
+// cross-check compares them).
+using apps::add_rn;
+using apps::div_rn;
+using apps::mul_rn;
 
 /// Triangle centroid, (a + b + c) / 3, in a fixed rounding order.
 LBVH_HD vec3 centroid(vec3 a, vec3 b, vec3 c) {

@@ -16,39 +16,20 @@
 
 #include <radix/cuda.hpp>
 
-#include "../common/cuda_check.cuh"
+#include "../common/device_buffer.cuh"
 
 #include "engine.hpp"
 
 namespace lbvh {
 namespace {
 
-
 /// Device memory, freed with its owner.
 template <class T>
-class dbuf {
- public:
-  dbuf() = default;
-  explicit dbuf(std::uint64_t n) : n_(n) {
-    if (n) CU(cudaMalloc(&p_, std::max<std::uint64_t>(n * sizeof(T), 16)));
-  }
-  dbuf(const dbuf&) = delete;
-  dbuf& operator=(const dbuf&) = delete;
-  ~dbuf() {
-    if (p_) cudaFree(p_);
-  }
-  T* get() const { return p_; }
-  std::uint64_t size() const { return n_; }
+using dbuf = apps::device_buffer<T>;
 
- private:
-  T* p_ = nullptr;
-  std::uint64_t n_ = 0;
-};
-
-constexpr int block = 256;
-unsigned grid_for(std::uint64_t n) { return unsigned(std::clamp<std::uint64_t>((n + block - 1) / block, 1, 1u << 20)); }
-#define GRID_STRIDE(i, n) \
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < std::int64_t(n); i += std::int64_t(gridDim.x) * blockDim.x)
+using apps::block;
+using apps::grid_for;
+#define GRID_STRIDE(i, n) APPS_GRID_STRIDE(std::int64_t, i, n)
 
 // Floats as unsigned integers of the same order, for atomicMin/atomicMax.
 __device__ unsigned ordered(float f) {
@@ -184,8 +165,6 @@ template <class K>
 class cuda_lbvh {
  public:
   cuda_lbvh(const mesh& m) : n_(std::int64_t(m.count())) {
-    CU(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
-    for (auto& e : ev_) CU(cudaEventCreate(&e));
     V_ = std::make_unique<dbuf<vec3>>(m.vertices.size());
     I_ = std::make_unique<dbuf<std::uint32_t>>(m.index.size());
     CU(cudaMemcpyAsync(V_->get(), m.vertices.data(), m.vertices.size() * sizeof(vec3), cudaMemcpyHostToDevice, s_));
@@ -203,17 +182,12 @@ class cuda_lbvh {
     ws_ = std::make_unique<dbuf<std::byte>>(ws_bytes_);
     CU(cudaStreamSynchronize(s_));
   }
-  ~cuda_lbvh() {
-    if (s_) cudaStreamSynchronize(s_);
-    for (auto& e : ev_)
-      if (e) cudaEventDestroy(e);
-    if (s_) cudaStreamDestroy(s_);
-  }
+  ~cuda_lbvh() { cudaStreamSynchronize(s_); }  // the build's work done before its buffers are freed
 
   /// One build, enqueued; with `timed`, events 0..5 bracket the phases.
   void build(bool timed) {
     auto mark = [&](int k) {
-      if (timed) CU(cudaEventRecord(ev_[k], s_));
+      if (timed) ev_.record(k, s_);
     };
     const vec3* V = V_->get();
     const std::uint32_t* I = I_->get();
@@ -246,19 +220,8 @@ class cuda_lbvh {
     CU_LAUNCHED(render_kernel);
   }
 
-  float elapsed(cudaEvent_t a, cudaEvent_t b) {
-    float m = 0;
-    CU(cudaEventElapsedTime(&m, a, b));
-    return m;
-  }
-
   template <class T>
-  std::vector<T> to_host(const dbuf<T>& b) {
-    std::vector<T> h(b.size());
-    if (b.size()) CU(cudaMemcpyAsync(h.data(), b.get(), b.size() * sizeof(T), cudaMemcpyDeviceToHost, s_));
-    CU(cudaStreamSynchronize(s_));
-    return h;
-  }
+  std::vector<T> to_host(const dbuf<T>& b) { return apps::to_host(b, s_); }
 
   built copy() {
     built b;
@@ -303,8 +266,8 @@ class cuda_lbvh {
   }
 
   std::int64_t n_;
-  cudaStream_t s_ = nullptr;
-  cudaEvent_t ev_[6] = {};
+  apps::cuda_stream s_;
+  apps::cuda_events ev_{6};  ///< brackets of the build's phases
   std::unique_ptr<dbuf<vec3>> V_;
   std::unique_ptr<dbuf<std::uint32_t>> I_, ids_;
   std::unique_ptr<dbuf<unsigned>> acc_, flags_;
@@ -317,40 +280,16 @@ class cuda_lbvh {
   radix::options opts_;
 };
 
-std::string device_name() {
-  int dev = 0, rt = 0, drv = 0;
-  CU(cudaGetDevice(&dev));
-  cudaDeviceProp p{};
-  CU(cudaGetDeviceProperties(&p, dev));
-  CU(cudaRuntimeGetVersion(&rt));
-  CU(cudaDriverGetVersion(&drv));
-  return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs, CUDA runtime " +
-         std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10) + ", driver API " +
-         std::to_string(drv / 1000) + "." + std::to_string(drv % 1000 / 10);
-}
-
-/// RAII for a list of events (the frame loop's).
-struct event_pool {
-  std::vector<cudaEvent_t> e;
-  explicit event_pool(std::size_t n) : e(n, nullptr) {
-    for (auto& x : e) CU(cudaEventCreate(&x));
-  }
-  ~event_pool() {
-    for (auto& x : e)
-      if (x) cudaEventDestroy(x);
-  }
-};
-
 template <class K>
 result run(const config& c, const mesh& m) {
   result r;
   r.engine = "cuda";
-  r.device = device_name();
+  r.device = apps::device_name();
   cuda_lbvh<K> d(m);
   // Warm-up: the first launch of each kernel loads its module.
   d.build(true);
   CU(cudaStreamSynchronize(d.s_));
-  r.first_build = d.elapsed(d.ev_[0], d.ev_[5]);
+  r.first_build = d.ev_.elapsed(0, 5);
   if (c.verify) {
     check_structure(m, d.copy(), code_bits<K>, r);
     const auto rays = validation_rays(m, std::uint64_t(c.rays), c);
@@ -362,8 +301,8 @@ result run(const config& c, const mesh& m) {
   for (int k = 0; k < c.reps; ++k) {
     d.build(true);
     CU(cudaEventSynchronize(d.ev_[5]));
-    for (int p = 0; p < 5; ++p) b[p].push_back(d.elapsed(d.ev_[p], d.ev_[p + 1]));
-    b[5].push_back(d.elapsed(d.ev_[0], d.ev_[5]));
+    for (int p = 0; p < 5; ++p) b[p].push_back(d.ev_.elapsed(p, p + 1));
+    b[5].push_back(d.ev_.elapsed(0, 5));
   }
   for (int p = 0; p < 6; ++p) (&r.t.bounds)[p] = median(b[p]);
 
@@ -373,24 +312,24 @@ result run(const config& c, const mesh& m) {
     // Frames back to back, as an interactive loop would run them: the host
     // only enqueues; events around each frame's build and render.
     const int F = c.frames;
-    event_pool ev(3 * std::size_t(F));
+    apps::cuda_events ev(3 * std::size_t(F));
     camera cams[8];  // computed up front: mesh_camera scans the mesh
     for (int k = 0; k < 8; ++k) cams[k] = mesh_camera(m, k, c.width, c.height);
     for (int f = 0; f < F; ++f) {
       const camera& cam = cams[f % 8];
-      CU(cudaEventRecord(ev.e[3 * f], d.s_));
+      ev.record(3 * f, d.s_);
       d.build(false);
-      CU(cudaEventRecord(ev.e[3 * f + 1], d.s_));
+      ev.record(3 * f + 1, d.s_);
       d.render(cam, sh, img.get());
-      CU(cudaEventRecord(ev.e[3 * f + 2], d.s_));
+      ev.record(3 * f + 2, d.s_);
     }
     CU(cudaStreamSynchronize(d.s_));
     std::vector<double> tr, tf;
     for (int f = 0; f < F; ++f) {
-      tr.push_back(d.elapsed(ev.e[3 * f + 1], ev.e[3 * f + 2]));
-      tf.push_back(d.elapsed(ev.e[3 * f], ev.e[3 * f + 2]));
+      tr.push_back(ev.elapsed(3 * f + 1, 3 * f + 2));
+      tf.push_back(ev.elapsed(3 * f, 3 * f + 2));
     }
-    const double total = d.elapsed(ev.e[0], ev.e[3 * std::size_t(F) - 1]);
+    const double total = ev.elapsed(0, 3 * std::size_t(F) - 1);
     r.frames = F;
     r.render = median(tr);
     r.frame = median(tf);

@@ -32,13 +32,6 @@ void scene_sphere(const mesh& m, vec3& c, float& r) {
 }
 }  // namespace
 
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 camera mesh_camera(const mesh& m, int k, int width, int height) {
   vec3 c;
   float r;

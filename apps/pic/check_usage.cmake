@@ -1,11 +1,3 @@
 # Bad command lines must exit 2 with a message (run: cmake -DEXE=... -P check_usage.cmake).
-foreach(args "--bogus" "-n;lots" "-g;1" "-g;5000" "-g;32y4" "-e;metal" "-s;0" "--steps")
-  execute_process(COMMAND ${EXE} ${args} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
-  if(NOT rc EQUAL 2 OR err STREQUAL "")
-    message(FATAL_ERROR "radix_pic ${args}: exit ${rc} (expected 2), stderr '${err}'")
-  endif()
-endforeach()
-execute_process(COMMAND ${EXE} --help RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "usage: radix_pic")
-  message(FATAL_ERROR "radix_pic --help: exit ${rc}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/../common/check_usage.cmake)
+radix_check_usage(radix_pic "--bogus" "-n lots" "-g 1" "-g 5000" "-g 32y4" "-e metal" "-s 0" "--steps")

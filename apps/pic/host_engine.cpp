@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
-#include <fstream>
 #include <numeric>
 #include <string>
 
@@ -26,13 +24,6 @@ particles make_particles(const config& c) {
     for (std::uint64_t j = b; j < e; ++j) initial_particle(j, c.shape, p.x[j], p.y[j], p.u[j], p.v[j]);
   });
   return p;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 void judge(const step_check& c, int step, engine_result& r) {
@@ -58,19 +49,8 @@ std::uint64_t ordered_hash(const particles& p, unsigned threads) {
 
 namespace {
 
-using clk = std::chrono::steady_clock;
-double ms(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
-
-std::string cpu_name() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto p = line.find(':');
-      if (p != std::string::npos) return line.substr(p + 2);
-    }
-  return "unknown CPU";
-}
+using apps::clk;
+using apps::ms;
 
 class host_pic {
  public:
@@ -278,16 +258,7 @@ class host_pic {
   }
 
   template <class F>
-  double time_median(F&& f) {
-    f();  // warm-up: page faults, scratch growth, caches
-    std::vector<double> t;
-    for (int r = 0; r < c_.reps; ++r) {
-      const auto a = clk::now();
-      f();
-      t.push_back(ms(a, clk::now()));
-    }
-    return median(t);
-  }
+  double time_median(F&& f) { return apps::time_median(c_.reps, f); }
 
   const config& c_;
   grid2d g_;
@@ -307,8 +278,7 @@ engine_result run_host(const config& c, const particles& init, bool opencl) {
   engine_result r;
   r.engine = opencl ? "opencl" : "cpu";
   r.device = opencl ? "OpenCL engine through the host API (device chosen by the library; transfers included)"
-                    : cpu_name() + ", " + std::to_string(c.threads ? c.threads : radix_apps::hardware_threads()) +
-                          " threads";
+                    : apps::host_description(c.threads);
   host_pic h(c, opencl);
   const int cb = c.grid.cell_bits;
 

@@ -16,26 +16,25 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <fstream>
-#include <iostream>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../common/harness.hpp"
 #include "../common/parallel.hpp"
-#include "../common/cli.hpp"
 #include "../common/png.hpp"
 #include "heatmap.hpp"
 #include "pic.hpp"
 
 namespace {
 
+using apps::fmt;
+using apps::ratio;
 using apps::usage_error;
 
-const char* help_text = R"(radix_pic: Particle-In-Cell sorting (Helluy 2011, §4.2, Table 7) on the radix engines.
+constexpr const char* program = "radix_pic";
+
+const std::string help_text = R"(radix_pic: Particle-In-Cell sorting (Helluy 2011, §4.2, Table 7) on the radix engines.
 
 usage: radix_pic [options]
   -n, --particles N   particles (default 8M = 2^23; accepts 65536, 64K, 8M, 2^23, 1e6)
@@ -48,11 +47,7 @@ usage: radix_pic [options]
       --no-compare    skip the Table 7 comparisons, run the steps only
       --no-verify     skip the per-step verification
       --png FILE      write the charge density of the last step as a PNG heat map
-      --out FILE      also write the tables as markdown to FILE
-  -h, --help          this text
-
-Exit status: 0 all checks passed, 1 a check failed, 2 bad command line,
-3 could not run (error message printed), 77 an engine named with -e is not
+)" + std::string(apps::help_end) + R"(3 could not run (error message printed), 77 an engine named with -e is not
 available here (nothing is run).
 )";
 
@@ -87,77 +82,37 @@ pic::grid2d parse_grid(const std::string& s) {
 
 struct cli {
   pic::config c;
-  std::vector<std::string> engines;  // empty: all available
-  std::string png, out;
-  std::string command;
+  apps::common_options common;
 };
 
 cli parse(int argc, char** argv) {
   cli a;
-  for (int i = 0; i < argc; ++i) {
-    if (i) a.command += ' ';
-    a.command += argv[i];
-  }
-  for (int i = 1; i < argc; ++i) {
-    const std::string o = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw usage_error("option " + o + " needs a value");
-      return argv[++i];
-    };
-    auto int_value = [&](int lo, int hi) { return int(apps::parse_int_option(o, value(), lo, hi)); };
-    if (o == "-h" || o == "--help") {
-      std::fputs(help_text, stdout);
-      std::exit(0);
-    } else if (o == "-n" || o == "--particles") {
-      a.c.n = parse_count(value());
+  apps::parse_options(argc, argv, help_text, {"cpu", "cuda", "opencl"}, a.common, [&](const std::string& o, auto& r) {
+    if (o == "-n" || o == "--particles") {
+      a.c.n = parse_count(r.value());
       if (a.c.n < 1 || a.c.n > (1ull << 31)) throw usage_error("particles must be 1..2^31");
     } else if (o == "-g" || o == "--grid") {
-      a.c.grid = parse_grid(value());
+      a.c.grid = parse_grid(r.value());
     } else if (o == "-s" || o == "--steps") {
-      a.c.steps = int_value(1, 100000);
+      a.c.steps = int(r.int_value(1, 100000));
     } else if (o == "-r" || o == "--reps") {
-      a.c.reps = int_value(1, 10000);
-    } else if (o == "--threads") {
-      a.c.threads = unsigned(int_value(1, 4096));
+      a.c.reps = int(r.int_value(1, 10000));
     } else if (o == "--init") {
-      const std::string v = value();
+      const std::string v = r.value();
       if (v == "uniform") a.c.shape = pic::init_shape::uniform;
       else if (v == "gauss") a.c.shape = pic::init_shape::gauss;
       else throw usage_error("--init must be uniform or gauss, got '" + v + "'");
-    } else if (o == "-e" || o == "--engine") {
-      std::stringstream ss(value());
-      for (std::string e; std::getline(ss, e, ',');) {
-        if (e != "cpu" && e != "cuda" && e != "opencl" && e != "all")
-          throw usage_error("unknown engine '" + e + "' (cpu, cuda, opencl, all)");
-        if (e != "all") a.engines.push_back(e);
-        else a.engines.clear();
-      }
     } else if (o == "--no-compare") {
       a.c.compare = false;
     } else if (o == "--no-verify") {
       a.c.verify = false;
-    } else if (o == "--png") {
-      a.png = value();
-    } else if (o == "--out") {
-      a.out = value();
     } else {
-      throw usage_error("unknown option '" + o + "' (see --help)");
+      return false;
     }
-  }
+    return true;
+  });
+  a.c.threads = a.common.threads;
   return a;
-}
-
-std::string fmt(double ms) {
-  if (ms < 0) return "—";
-  char b[32];
-  std::snprintf(b, sizeof b, ms < 1 ? "%.4f" : ms < 100 ? "%.3f" : "%.1f", ms);
-  return b;
-}
-std::string ratio(double a, double b) {
-  if (a <= 0 || b <= 0) return "—";
-  char s[32];
-  std::snprintf(s, sizeof s, "%.2f×", a / b);
-  return s;
 }
 
 std::string engine_tables(const pic::config& c, const pic::engine_result& r) {
@@ -182,12 +137,7 @@ std::string engine_tables(const pic::config& c, const pic::engine_result& r) {
   }
   const auto& s = r.steps;
   o << "| step phase (ms, median of steps 2.." << c.steps << ") | time | share |\n|---|---|---|\n";
-  auto share = [&](double t) {
-    if (t < 0 || s.step <= 0) return std::string("—");
-    char b[16];
-    std::snprintf(b, sizeof b, "%.0f%%", 100 * t / s.step);
-    return std::string(b);
-  };
+  auto share = [&](double t) { return apps::share(t, s.step); };
   o << "| move + cell index | " << fmt(s.move_key) << " | " << share(s.move_key) << " |\n"
     << "| sort (argsort, end_bit " << cb << ") | " << fmt(s.sort) << " | " << share(s.sort) << " |\n"
     << "| gather x, y, u, v | " << fmt(s.gather) << " | " << share(s.gather) << " |\n"
@@ -264,105 +214,58 @@ void cross_check(const pic::config& c, std::vector<pic::engine_result>& rs, std:
   text += "\n";
 }
 
-std::string utc_now() {
-  char b[64];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
-  return b;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   cli a;
-  try {
-    a = parse(argc, argv);
-  } catch (const usage_error& e) {
-    std::fprintf(stderr, "radix_pic: %s\n", e.what());
-    return 2;
-  }
+  if (!apps::parsed(program, [&] { a = parse(argc, argv); })) return 2;
   const pic::config& c = a.c;
 
   // Which engines: those asked for, or every available one.
-  std::vector<std::string> want = a.engines;
-  const bool explicit_engines = !want.empty();
-  if (!explicit_engines) want = {"cpu", "cuda", "opencl"};
-  std::vector<std::string> run;
-  for (const auto& e : want) {
-    bool ok = e == "cpu" ? radix::engine_available(radix::engine::cpu)
-              : e == "cuda" ? pic::cuda_built() && radix::engine_available(radix::engine::cuda)
-                            : radix::engine_available(radix::engine::opencl);
-    if (ok) {
-      run.push_back(e);
-    } else if (explicit_engines) {
-      // Asked for by name: run nothing (a GPU test without a GPU is "skipped", not "passed").
-      std::fprintf(stderr, "radix_pic: engine %s not available here (%s): nothing run\n", e.c_str(),
-                   e == "cuda" && !pic::cuda_built() ? "built without CUDA" : "not compiled in, or no device");
-      return 77;
-    }
-  }
+  const auto run = apps::select_engines(program, a.common.engines, {"cpu", "cuda", "opencl"}, pic::cuda_built(),
+                                        "not compiled in, or no device");
+  if (!run) return 77;
 
   std::ostringstream head;
   head << "# PIC sorting (Helluy 2011, §4.2, Table 7): " << c.n << " particles, " << c.grid.nx << "×" << c.grid.ny
        << " grid\n\n"
-       << "- date: " << utc_now() << "\n- command: `" << a.command << "`\n"
+       << "- date: " << apps::utc_now() << "\n- command: `" << a.common.command << "`\n"
        << "- particles " << c.n << " (x, y, u, v: van der Corput bases 2, 3, 5, 7"
        << (c.shape == pic::init_shape::gauss ? ", (x, y) mapped to a Gaussian blob" : "") << "), grid "
        << c.grid.nx << "×" << c.grid.ny << " = " << std::uint64_t(c.grid.nx) * c.grid.ny << " cells, "
        << c.grid.cell_bits << " key bits; " << c.steps << " steps; comparisons median of " << c.reps
        << " after one warm-up\n- host threads: " << (c.threads ? c.threads : radix_apps::hardware_threads())
        << "\n\n";
-  std::cout << head.str() << std::flush;
-  std::string doc = head.str();
+  apps::report doc;
+  doc.add(head.str()) << std::flush;
 
   std::vector<pic::engine_result> results;
-  try {
-    const pic::particles init = pic::make_particles(c);
-    for (const auto& e : run) {
-      std::fprintf(stderr, "radix_pic: running the %s engine...\n", e.c_str());
-      pic::engine_result r = e == "cuda" ? pic::run_cuda(c, init) : pic::run_host(c, init, e == "opencl");
-      const std::string t = engine_tables(c, r);
-      std::cout << t << std::flush;
-      doc += t;
-      results.push_back(std::move(r));
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "radix_pic: %s\n", e.what());
+  if (!apps::guarded(program, [&] {
+        const pic::particles init = pic::make_particles(c);
+        for (const auto& e : *run) {
+          std::fprintf(stderr, "radix_pic: running the %s engine...\n", e.c_str());
+          pic::engine_result r = e == "cuda" ? pic::run_cuda(c, init) : pic::run_host(c, init, e == "opencl");
+          doc.add(engine_tables(c, r)) << std::flush;
+          results.push_back(std::move(r));
+        }
+      }))
     return 3;
-  }
 
   std::string tail;
   if (c.compare) tail += summary_table(c, results);
   cross_check(c, results, tail);
-  std::cout << tail;
-  doc += tail;
+  doc.add(tail);
 
-  if (!a.png.empty()) {
-    try {
-      const auto h = pic::render(results.front().charge, c.grid);
-      radix_apps::png::write_rgb8(a.png, h.width, h.height, h.rgb);
-      std::printf("Heat map of the last step's charge density (%s engine, colour scale 0 to %.3g× the mean density): %s (%u×%u)\n",
-                  results.front().engine.c_str(), h.hi, a.png.c_str(), h.width, h.height);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "radix_pic: %s\n", e.what());
-      return 3;
-    }
-  }
-  if (!a.out.empty()) {
-    std::ofstream f(a.out);
-    f << doc;
-    f.close();
-    if (!f) {
-      std::fprintf(stderr, "radix_pic: cannot write '%s'\n", a.out.c_str());
-      return 3;
-    }
-  }
+  if (!a.common.png.empty() && !apps::guarded(program, [&] {
+        const auto h = pic::render(results.front().charge, c.grid);
+        radix_apps::png::write_rgb8(a.common.png, h.width, h.height, h.rgb);
+        std::printf("Heat map of the last step's charge density (%s engine, colour scale 0 to %.3g× the mean density): %s (%u×%u)\n",
+                    results.front().engine.c_str(), h.hi, a.common.png.c_str(), h.width, h.height);
+      }))
+    return 3;
+  if (!doc.write(program, a.common.out)) return 3;
 
   int failed = 0;
   for (const auto& r : results) failed += int(r.failures.size());
-  if (failed) {
-    std::fprintf(stderr, "radix_pic: %d check(s) FAILED\n", failed);
-    return 1;
-  }
-  return 0;
+  return apps::verdict(program, failed);
 }

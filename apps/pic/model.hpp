@@ -5,56 +5,20 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
-#if defined(__CUDACC__)
-#define PIC_HD __host__ __device__ __forceinline__
-#else
-#define PIC_HD inline
-#endif
+#include "../common/exact_float.hpp"
+
+#define PIC_HD APPS_HD
 
 namespace pic {
 
-// Float arithmetic with one rounding per operation. nvcc would otherwise fuse
-// a * b - c into an FMA on the GPU; the engines must compute bit-identical
-// positions and weights (the cross-engine check compares them exactly).
-PIC_HD float mul_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-PIC_HD float add_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-PIC_HD float sub_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-PIC_HD float div_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-PIC_HD std::uint32_t float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-#endif
-}
+// Float arithmetic with one rounding per operation (exact_float.hpp): the
+// engines must compute bit-identical positions and weights.
+using apps::add_rn;
+using apps::div_rn;
+using apps::float_bits;
+using apps::mul_rn;
+using apps::sub_rn;
 
 /// The periodic unit square cut into nx x ny cells of h = 1/nx by 1/ny; grid
 /// nodes sit at the cell corners, node (i, j) at (i/nx, j/ny).

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/timing.hpp"
 #include "model.hpp"
 
 namespace pic {
@@ -75,8 +76,8 @@ struct engine_result {
 void judge(const step_check& c, int step, engine_result& r);
 /// Order-dependent hash of the arrays (equal only for identical lists).
 std::uint64_t ordered_hash(const particles& p, unsigned threads);
-/// The median of a list of times.
-double median(std::vector<double> v);
+/// The median of a list of times (-1 for none).
+using apps::median;
 
 /// The CPU engine (radix::engine::cpu) or OpenCL through the host API: the
 /// step runs on host threads, the sort on the chosen engine.

@@ -16,43 +16,25 @@
 
 #include <radix/cuda.hpp>
 
-#include "../common/cuda_check.cuh"
+#include "../common/device_buffer.cuh"
 
 #include "pic.hpp"
 
 namespace pic {
 namespace {
 
-
 /// Device memory owned by the step; freed when the step is done.
 template <class T>
-class dbuf {
- public:
-  dbuf() = default;
-  explicit dbuf(std::uint64_t n) : n_(n) {
-    if (n) CU(cudaMalloc(&p_, std::max<std::uint64_t>(n * sizeof(T), 16)));
-  }
-  dbuf(const dbuf&) = delete;
-  dbuf& operator=(const dbuf&) = delete;
-  ~dbuf() {
-    if (p_) cudaFree(p_);
-  }
-  T* get() const { return p_; }
-  std::uint64_t size() const { return n_; }
-
- private:
-  T* p_ = nullptr;
-  std::uint64_t n_ = 0;
-};
+using dbuf = apps::device_buffer<T>;
 
 struct dparticles {
   float *x, *y, *u, *v;
 };
 
-constexpr int block = 256;
-unsigned grid_for(std::uint64_t n) { return unsigned(std::clamp<std::uint64_t>((n + block - 1) / block, 1, 1u << 20)); }
-#define GRID_STRIDE(i, n) \
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); i += std::uint64_t(gridDim.x) * blockDim.x)
+using apps::block;
+using apps::grid_for;
+using apps::warp_sum;
+#define GRID_STRIDE(i, n) APPS_GRID_STRIDE(std::uint64_t, i, n)
 
 __global__ void move_key_kernel(dparticles p, std::uint64_t n, grid2d g, bool move, std::uint32_t* keys,
                                 std::uint32_t* wide) {
@@ -166,11 +148,6 @@ struct verify_sums {
   unsigned long long sum_before, sum_after, unsorted, bad_nodes, worst_bits;
 };
 
-__device__ unsigned long long warp_sum(unsigned long long v) {
-  for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xFFFFFFFFu, v, d);
-  return v;
-}
-
 // Record-hash sum (mod 2^64) of the particle set.
 __global__ void checksum_kernel(dparticles p, std::uint64_t n, unsigned long long* out) {
   unsigned long long h = 0;
@@ -204,8 +181,6 @@ __global__ void compare_kernel(const double* q, const double* ref, const std::ui
 class cuda_pic {
  public:
   cuda_pic(const config& c) : c_(c), g_(c.grid), n_(c.n), nodes_(std::uint64_t(g_.nx) * g_.ny) {
-    CU(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
-    for (auto& e : ev_) CU(cudaEventCreate(&e));
     for (auto* b : {&a_, &b_}) {
       b->x = alloc_floats();
       b->y = alloc_floats();
@@ -229,12 +204,7 @@ class cuda_pic {
     cur_ = &a_;
     tmp_ = &b_;
   }
-  ~cuda_pic() {
-    if (s_) cudaStreamSynchronize(s_);
-    for (auto& e : ev_)
-      if (e) cudaEventDestroy(e);
-    if (s_) cudaStreamDestroy(s_);
-  }
+  ~cuda_pic() { cudaStreamSynchronize(s_); }  // the step's work done before its buffers are freed
 
   void upload(const particles& p) {
     const std::size_t bytes = n_ * sizeof(float);
@@ -256,12 +226,7 @@ class cuda_pic {
     return p;
   }
   template <class T>
-  std::vector<T> to_host(const dbuf<T>& b) {
-    std::vector<T> h(b.size());
-    CU(cudaMemcpyAsync(h.data(), b.get(), b.size() * sizeof(T), cudaMemcpyDeviceToHost, s_));
-    CU(cudaStreamSynchronize(s_));
-    return h;
-  }
+  std::vector<T> to_host(const dbuf<T>& b) { return apps::to_host(b, s_); }
 
   void move_key(bool move, bool wide) {
     move_key_kernel<<<grid_for(n_), block, 0, s_>>>(*cur_, n_, g_, move, keys_->get(), wide ? wide_->get() : nullptr);
@@ -322,27 +287,21 @@ class cuda_pic {
     CU(cudaStreamSynchronize(s_));
     std::vector<double> t;
     for (int r = 0; r < c_.reps; ++r) {
-      CU(cudaEventRecord(ev_[0], s_));
+      ev_.record(0, s_);
       f();
-      CU(cudaEventRecord(ev_[1], s_));
+      ev_.record(1, s_);
       CU(cudaEventSynchronize(ev_[1]));
-      float m = 0;
-      CU(cudaEventElapsedTime(&m, ev_[0], ev_[1]));
-      t.push_back(m);
+      t.push_back(ev_.elapsed(0, 1));
     }
     return median(t);
   }
-  float elapsed(int a, int b) {
-    float m = 0;
-    CU(cudaEventElapsedTime(&m, ev_[a], ev_[b]));
-    return m;
-  }
+  float elapsed(int a, int b) { return ev_.elapsed(a, b); }
 
   const config& c_;
   grid2d g_;
   std::uint64_t n_, nodes_;
-  cudaStream_t s_ = nullptr;
-  cudaEvent_t ev_[5] = {};
+  apps::cuda_stream s_;
+  apps::cuda_events ev_{5};
   std::vector<std::unique_ptr<dbuf<float>>> arrays_;
   dparticles a_{}, b_{}, *cur_, *tmp_;
   std::unique_ptr<dbuf<std::uint32_t>> keys_, wide_, perm_, counts_;
@@ -358,18 +317,6 @@ class cuda_pic {
   }
 };
 
-std::string device_name() {
-  int dev = 0, rt = 0, drv = 0;
-  CU(cudaGetDevice(&dev));
-  cudaDeviceProp p{};
-  CU(cudaGetDeviceProperties(&p, dev));
-  CU(cudaRuntimeGetVersion(&rt));
-  CU(cudaDriverGetVersion(&drv));
-  return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs, CUDA runtime " +
-         std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10) + ", driver API " +
-         std::to_string(drv / 1000) + "." + std::to_string(drv % 1000 / 10);
-}
-
 }  // namespace
 
 bool cuda_built() { return true; }
@@ -378,7 +325,7 @@ engine_result run_cuda(const config& c, const particles& init) {
   if (c.n > 0xFFFFFFFFull) throw std::runtime_error("the CUDA step uses 32-bit particle indices: at most 2^32 - 1 particles");
   engine_result r;
   r.engine = "cuda";
-  r.device = device_name();
+  r.device = apps::device_name();
   cuda_pic d(c);
   const int cb = c.grid.cell_bits;
 

@@ -11,41 +11,13 @@
 #   env: BUILD_DIR (build-gpu: configured by `scripts/gpu/run.sh build`; the `build` stage
 #        configures it only when asked), BP_SIZES (16K..4M), BP_FRAMES (10), BP_REPS (10),
 #        BP_CMAKE_ARGS (extra configure arguments for `build`), SAN_TIMEOUT (s per sanitizer run, 300)
-set -u -o pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-OUT=${OUT:-$ROOT/out}
-mkdir -p "$OUT"
-B=${BUILD_DIR:-build-gpu}
+. "$(dirname "${BASH_SOURCE[0]}")/stage_lib.sh"
+app_stage broadphase build-gpu "verify sanitize bench" "$@"
 SIZES=${BP_SIZES:-16K..4M}
 FRAMES=${BP_FRAMES:-10}
 REPS=${BP_REPS:-10}
-STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(verify sanitize bench)
-has() { local s; for s in "${STAGES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
-SUMMARY="$OUT/broadphase_summary.txt"
-note() { echo "$*" | tee -a "$SUMMARY"; }
-FAILED=0
-BP="$B/apps/broadphase/radix_broadphase"
-[ -d /usr/local/cuda/bin ] && export PATH=/usr/local/cuda/bin:$PATH
 
-# run NAME LOG CMD...: runs CMD with its output in $OUT/LOG, notes the exit status and time.
-run() {
-  local name=$1 log=$2
-  shift 2
-  local t0=$(date +%s)
-  "$@" > "$OUT/$log" 2>&1
-  local rc=$?
-  local verdict=ok
-  [ $rc -ne 0 ] && { verdict=FAILED; FAILED=$((FAILED + 1)); }
-  note "-- $name: exit $rc ($(( $(date +%s) - t0 )) s) $verdict [$log]"
-  return $rc
-}
-
-note "== radix broad-phase GPU stage $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
-nvcc --version 2>&1 | tail -2 | tee -a "$SUMMARY"
-note "-- git: $(git rev-parse --short HEAD 2>/dev/null) $(git status --porcelain 2>/dev/null | wc -l) changed files"
+stage_header "broad-phase GPU stage"
 
 if has build; then
   # Only when asked: the default is the tree `scripts/gpu/run.sh build` configured.
@@ -53,38 +25,31 @@ if has build; then
     -DCMAKE_CUDA_ARCHITECTURES=90 -DRADIX_ENABLE_CUDA=ON -DRADIX_BUILD_APPS=ON ${BP_CMAKE_ARGS:-}
 fi
 # Build the target (a no-op when run.sh built everything already).
-cmake --build "$B" -j"$(nproc)" --target radix_broadphase >> "$OUT/broadphase_build.log" 2>&1
-rc=$?
-[ $rc -ne 0 ] && FAILED=$((FAILED + 1))
-note "-- build radix_broadphase in $B: exit $rc"
+build_app radix_broadphase broadphase_build.log " in $B"
 
-if [ ! -x "$BP" ]; then
-  note "-- $BP missing: nothing more to run"
-  note "== FAILED: radix_broadphase was not built"
-  exit 1
-fi
+require_app "$APP" radix_broadphase
 
 if has verify; then
   # Pairs against brute force and the uniform grid on every frame; -e cpu,cuda adds the
   # frame-by-frame comparison of the two engines' pair lists (identical, in order).
-  run "verify boxes 3001+20001 cuda, both references" bp_verify_small.log "$BP" -e cuda -n 3001,20001 -f 4 -r 1 \
+  run "verify boxes 3001+20001 cuda, both references" bp_verify_small.log "$APP" -e cuda -n 3001,20001 -f 4 -r 1 \
     --verify both --verify-all --warmup 60
-  run "verify lattice (exact ties) cuda" bp_verify_lattice.log "$BP" -e cuda -n 3001,100000 -s lattice -f 3 -r 1 \
+  run "verify lattice (exact ties) cuda" bp_verify_lattice.log "$APP" -e cuda -n 3001,100000 -s lattice -f 3 -r 1 \
     --verify-all
-  run "verify landscape cuda,cpu" bp_verify_landscape.log "$BP" -e cuda,cpu -n 5000,1M -s landscape -f 4 -r 1 \
+  run "verify landscape cuda,cpu" bp_verify_landscape.log "$APP" -e cuda,cpu -n 5000,1M -s landscape -f 4 -r 1 \
     --warmup 30 --verify-all
-  run "verify boxes settled 16K..1M cuda,cpu" bp_verify_boxes.log "$BP" -e cuda,cpu -n 16K..1M -f 4 -r 1 --warmup 120
-  run "verify dense x axis cuda,cpu" bp_verify_dense.log "$BP" -e cuda,cpu -n 50000 -f 3 -r 1 --density 1000 \
+  run "verify boxes settled 16K..1M cuda,cpu" bp_verify_boxes.log "$APP" -e cuda,cpu -n 16K..1M -f 4 -r 1 --warmup 120
+  run "verify dense x axis cuda,cpu" bp_verify_dense.log "$APP" -e cuda,cpu -n 50000 -f 3 -r 1 --density 1000 \
     --verify-all
   grep -hE "^Verification|Cross-check|FAILED|grown" "$OUT"/bp_verify_*.log | sort | uniq -c | tee -a "$SUMMARY"
 fi
 
 if has sanitize; then
   for tool in memcheck racecheck synccheck; do
-    run "compute-sanitizer $tool, boxes 3001" bp_sanitize_${tool}_boxes.log timeout "${SAN_TIMEOUT:-300}" \
-      compute-sanitizer --tool $tool --error-exitcode 99 "$BP" -e cuda -n 3001 -f 2 -r 1 --warmup 60
-    run "compute-sanitizer $tool, landscape 2000" bp_sanitize_${tool}_landscape.log timeout "${SAN_TIMEOUT:-300}" \
-      compute-sanitizer --tool $tool --error-exitcode 99 "$BP" -e cuda -n 2000 -s landscape -f 2 -r 0
+    run "compute-sanitizer $tool, boxes 3001" bp_sanitize_${tool}_boxes.log \
+      sanitizer $tool "${SAN_TIMEOUT:-300}" "$APP" -e cuda -n 3001 -f 2 -r 1 --warmup 60
+    run "compute-sanitizer $tool, landscape 2000" bp_sanitize_${tool}_landscape.log \
+      sanitizer $tool "${SAN_TIMEOUT:-300}" "$APP" -e cuda -n 2000 -s landscape -f 2 -r 0
     grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT"/bp_sanitize_${tool}_*.log | tee -a "$SUMMARY"
   done
 fi
@@ -93,23 +58,19 @@ if has bench; then
   # Both engines in one process on the same scene: per-engine tables, the Fig. 6-shaped
   # summary (cpu frame / cuda frame per size), the coherence table, the cross-check, and
   # the plot. A warm-up of 120 steps lets the boxes land (more pairs than in free fall).
-  run "bench boxes $SIZES cuda,cpu" bp_bench_boxes.log "$BP" -e cuda,cpu -n "$SIZES" -f "$FRAMES" -r "$REPS" \
+  run "bench boxes $SIZES cuda,cpu" bp_bench_boxes.log "$APP" -e cuda,cpu -n "$SIZES" -f "$FRAMES" -r "$REPS" \
     --warmup 120 --out "$OUT/broadphase-boxes-h100.md" --plot "$OUT/broadphase-boxes-plot.png"
-  run "bench landscape 64K..4M cuda,cpu" bp_bench_landscape.log "$BP" -e cuda,cpu -n 64K..4M -s landscape \
+  run "bench landscape 64K..4M cuda,cpu" bp_bench_landscape.log "$APP" -e cuda,cpu -n 64K..4M -s landscape \
     -f "$FRAMES" -r "$REPS" --warmup 60 --out "$OUT/broadphase-landscape-h100.md" \
     --plot "$OUT/broadphase-landscape-plot.png"
   # Pictures of one frame for the README (small scenes, so that boxes are visible).
-  run "picture boxes" bp_picture_boxes.log "$BP" -e cuda -n 4000 -f 2 -r 0 --warmup 150 \
+  run "picture boxes" bp_picture_boxes.log "$APP" -e cuda -n 4000 -f 2 -r 0 --warmup 150 \
     --png "$OUT/broadphase-boxes-frame.png"
-  run "picture landscape" bp_picture_landscape.log "$BP" -e cuda -n 20000 -s landscape -f 2 -r 0 --warmup 120 \
+  run "picture landscape" bp_picture_landscape.log "$APP" -e cuda -n 20000 -s landscape -f 2 -r 0 --warmup 120 \
     --png "$OUT/broadphase-landscape-frame.png"
   for f in broadphase-boxes-h100.md broadphase-landscape-h100.md; do
     [ -f "$OUT/$f" ] && { echo "---- $f"; grep -E "^\| |^Verification|Cross-check|FAILED" "$OUT/$f"; }
   done
 fi
 
-if [ $FAILED -ne 0 ]; then
-  note "== FAILED: $FAILED run(s) failed ($(date -u '+%H:%M:%S UTC'))"
-  exit 1
-fi
-note "== all passed ($(date -u '+%H:%M:%S UTC'))"
+stage_verdict

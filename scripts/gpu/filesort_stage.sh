@@ -6,26 +6,25 @@
 # alone; logs go to $OUT/filesort.log and a summary line to $OUT/summary.txt.
 #
 #   SIZE=16G BIGDIR=/tmp/radix-big scripts/gpu/filesort_stage.sh
-set -u -o pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-OUT=${OUT:-$ROOT/out}
-mkdir -p "$OUT"
+. "$(dirname "${BASH_SOURCE[0]}")/stage_lib.sh"
 B=${BUILD_DIR:-build-gpu}
 SIZE=${SIZE:-16G}
 BIG=${BIGDIR:-/tmp/radix-big}
 LOG="$OUT/filesort.log"
-note() { echo "$*" | tee -a "$OUT/summary.txt" "$LOG"; }
+SUMMARY="$OUT/summary.txt"
+NOTE_ALSO="$LOG"
+JOBS=$(nproc)
 
 if [ ! -x "$B/tools/radix" ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DRADIX_ENABLE_CUDA=ON \
     -DRADIX_BUILD_TESTS=OFF -DRADIX_BUILD_BENCH=OFF -DRADIX_BUILD_EXAMPLES=OFF >>"$LOG" 2>&1
-  cmake --build "$B" -j"$(nproc)" --target radix_cli >>"$LOG" 2>&1 || { note "-- filesort: build of radix_cli FAILED"; exit 1; }
+  build_targets filesort.log "filesort: " radix_cli
+  [ ${#BUILD_FAILED[@]} -eq 0 ] || exit 1
 fi
 R="$B/tools/radix"
 mkdir -p "$BIG"
 {
-  echo "== filesort stage $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $SIZE of u64 keys in $BIG"
+  echo "== filesort stage $(utc_stamp), $SIZE of u64 keys in $BIG"
   df -h "$BIG"
   free -g
   "$R" --version

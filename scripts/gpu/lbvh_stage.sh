@@ -15,42 +15,14 @@
 #   env: BUILD_DIR (build-gpu), LBVH_MESHES (bunny,dragon,welsh), LBVH_REPS (20),
 #        LBVH_FRAMES (100), LBVH_CMAKE_ARGS (extra configure arguments for 'build'
 #        when BUILD_DIR is not configured yet), SAN_TIMEOUT (s per sanitizer run, 300)
-set -u -o pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-OUT=${OUT:-$ROOT/out}
-mkdir -p "$OUT"
-B=${BUILD_DIR:-build-gpu}
+. "$(dirname "${BASH_SOURCE[0]}")/stage_lib.sh"
+app_stage lbvh build-gpu "verify sanitize bench" "$@"
 MESHES=${LBVH_MESHES:-bunny,dragon,welsh}
 REPS=${LBVH_REPS:-20}
 FRAMES=${LBVH_FRAMES:-100}
-STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(verify sanitize bench)
-has() { local s; for s in "${STAGES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
-SUMMARY="$OUT/lbvh_summary.txt"
-note() { echo "$*" | tee -a "$SUMMARY"; }
-FAILED=0
-APP="$B/apps/lbvh/radix_lbvh"
-[ -d /usr/local/cuda/bin ] && export PATH=/usr/local/cuda/bin:$PATH
 T_START=$(date +%s)
 
-# run NAME LOG CMD...: runs CMD with its output in $OUT/LOG, notes the exit status and time.
-run() {
-  local name=$1 log=$2
-  shift 2
-  local t0=$(date +%s)
-  "$@" > "$OUT/$log" 2>&1
-  local rc=$?
-  local verdict=ok
-  [ $rc -ne 0 ] && { verdict=FAILED; FAILED=$((FAILED + 1)); }
-  note "-- $name: exit $rc ($(( $(date +%s) - t0 )) s) $verdict [$log]"
-  return $rc
-}
-
-note "== radix LBVH GPU stage $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
-nvcc --version 2>&1 | tail -2 | tee -a "$SUMMARY"
-note "-- git: $(git rev-parse --short HEAD 2>/dev/null) $(git status --porcelain 2>/dev/null | wc -l) changed files; $(nproc) cores"
+stage_header "LBVH GPU stage" "; $(nproc) cores"
 
 if has build; then
   # Configure only when BUILD_DIR has never been configured (run.sh build normally has done it).
@@ -59,14 +31,10 @@ if has build; then
       -DRADIX_ENABLE_CUDA=ON -DRADIX_BUILD_TESTS=ON -DRADIX_BUILD_BENCH=OFF -DRADIX_BUILD_TOOLS=OFF \
       -DRADIX_BUILD_EXAMPLES=OFF -DRADIX_BUILD_APPS=ON ${LBVH_CMAKE_ARGS:-}
   fi
-  run "build radix_lbvh" lbvh_build.log cmake --build "$B" -j"$(nproc)" --target radix_lbvh
+  run "build radix_lbvh" lbvh_build.log cmake --build "$B" -j"$JOBS" --target radix_lbvh
 fi
 
-if [ ! -x "$APP" ]; then
-  note "-- $APP missing: nothing more to run (build it: scripts/gpu/run.sh build, or this script's 'build' stage)"
-  note "== FAILED: radix_lbvh was not built"
-  exit 1
-fi
+require_app "$APP" radix_lbvh " (build it: scripts/gpu/run.sh build, or this script's 'build' stage)"
 
 if has verify; then
   # The app's ctest entries (CPU and GPU: small meshes, files, malformed files, usage).
@@ -81,12 +49,12 @@ fi
 
 if has sanitize; then
   for tool in memcheck racecheck synccheck; do
-    run "compute-sanitizer $tool, gen:3000" lbvh_sanitize_${tool}.log timeout "${SAN_TIMEOUT:-300}" \
-      compute-sanitizer --tool $tool --error-exitcode 99 "$APP" -e cuda -m gen:3000 -r 1 -f 2 --size 64x48 --rays 64
+    run "compute-sanitizer $tool, gen:3000" lbvh_sanitize_${tool}.log \
+      sanitizer $tool "${SAN_TIMEOUT:-300}" "$APP" -e cuda -m gen:3000 -r 1 -f 2 --size 64x48 --rays 64
     grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/lbvh_sanitize_${tool}.log" | tee -a "$SUMMARY"
   done
-  run "compute-sanitizer memcheck, gen:3000 63-bit + files" lbvh_sanitize_memcheck63.log timeout "${SAN_TIMEOUT:-300}" \
-    compute-sanitizer --tool memcheck --error-exitcode 99 "$APP" -e cuda -m gen:3000,apps/lbvh/tests/one.obj,apps/lbvh/tests/tiny.ply \
+  run "compute-sanitizer memcheck, gen:3000 63-bit + files" lbvh_sanitize_memcheck63.log \
+    sanitizer memcheck "${SAN_TIMEOUT:-300}" "$APP" -e cuda -m gen:3000,apps/lbvh/tests/one.obj,apps/lbvh/tests/tiny.ply \
     -b 63 -r 1 -f 2 --size 64x48 --rays 64
   grep -hE "ERROR SUMMARY" "$OUT/lbvh_sanitize_memcheck63.log" | tee -a "$SUMMARY"
 fi
@@ -103,8 +71,4 @@ if has bench; then
   done
 fi
 
-if [ $FAILED -ne 0 ]; then
-  note "== FAILED: $FAILED run(s) failed ($(( $(date +%s) - T_START )) s, $(date -u '+%H:%M:%S UTC'))"
-  exit 1
-fi
-note "== all passed ($(( $(date +%s) - T_START )) s, $(date -u '+%H:%M:%S UTC'))"
+stage_verdict "$T_START"

@@ -22,23 +22,16 @@
 # followed by '|' and kernel build options), SWEEP_SIZES (26), SWEEP_REPEAT (10),
 # BUILD_TARGETS (only these targets, e.g. "radix_opencl_bench" for a sweep).
 # One stage failing does not stop the others.
-set -u -o pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-OUT=${OUT:-$ROOT/out}
-mkdir -p "$OUT"
+. "$(dirname "${BASH_SOURCE[0]}")/stage_lib.sh"
 B=${BUILD_DIR:-build-opencl}
-STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(build info test conformance bench)
-has() { local s; for s in "${STAGES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+use_stages "build info test conformance bench" "$@"
 SUMMARY="$OUT/opencl_summary.txt"
 : > "$SUMMARY"
-note() { echo "$*" | tee -a "$SUMMARY"; }
 JOBS=$(nproc)
 FAILED=()
 
-note "== radix OpenCL stage $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
+note "== radix OpenCL stage $(utc_stamp) on $(hostname)"
+note_gpu
 
 # ---- headers and loader ---------------------------------------------------------------
 CL_HEADERS=${CL_HEADERS:-}
@@ -71,18 +64,8 @@ if has build; then
   t0=$(date +%s)
   : > "$OUT/opencl_build.log"
   PREFIX=""
-  if ! ls /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake /usr/local/lib/cmake/GTest/GTestConfig.cmake \
-    /tmp/gtest/lib/cmake/GTest/GTestConfig.cmake >/dev/null 2>&1; then
-    if [ -d build-gtest-src ]; then
-      note "-- GoogleTest not installed: building it from build-gtest-src"
-      { cmake -S build-gtest-src -B /tmp/gtest-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF \
-          -DCMAKE_INSTALL_PREFIX=/tmp/gtest &&
-          cmake --build /tmp/gtest-build -j"$JOBS" && cmake --install /tmp/gtest-build; } >> "$OUT/opencl_build.log" 2>&1 ||
-        { note "-- GoogleTest build FAILED (see opencl_build.log)"; FAILED+=(gtest); }
-    else
-      note "-- GoogleTest not installed and build-gtest-src missing: tests will not build"
-    fi
-  fi
+  ensure_gtest opencl_build.log "tests will not build" /tmp/gtest/lib/cmake/GTest/GTestConfig.cmake ||
+    { note "-- GoogleTest build FAILED (see opencl_build.log)"; FAILED+=(gtest); }
   [ -f /tmp/gtest/lib/cmake/GTest/GTestConfig.cmake ] && PREFIX="-DCMAKE_PREFIX_PATH=/tmp/gtest"
   CLARGS=()
   [ -n "$CL_HEADERS" ] && CLARGS+=("-DOpenCL_INCLUDE_DIR=$CL_HEADERS")
@@ -102,13 +85,12 @@ if has build; then
   # Our targets first, so that a broken target elsewhere does not stop them.
   TARGETS=${BUILD_TARGETS:-"radix test_opencl radix_opencl_bench conformance_keys conformance_pairs conformance_argsort radix_pic
     conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128"}
-  for t in $TARGETS; do
-    cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/opencl_build.log" 2>&1 || { note "-- build of $t FAILED"; FAILED+=("build:$t"); }
-  done
+  build_targets opencl_build.log "" $TARGETS
+  for t in "${BUILD_FAILED[@]}"; do FAILED+=("build:$t"); done
   if [ "${WITH_CUDA:-0}" != 1 ] && [ -z "${BUILD_TARGETS:-}" ]; then
     cmake --build "$B" -j"$JOBS" >> "$OUT/opencl_build.log" 2>&1 || note "-- full build had failures (see opencl_build.log)"
   fi
-  note "-- build: $(($(date +%s) - t0)) s"
+  note "-- build: $(since $t0) s"
 fi
 
 # ---- which platforms are seen ------------------------------------------------------------
@@ -146,7 +128,7 @@ if has test; then
   if [ -x "$TEST" ]; then
     timeout 900 "$TEST" > "$OUT/opencl_tests.log" 2>&1
     rc=$?
-    note "-- test_opencl: exit $rc ($(($(date +%s) - t0)) s): $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/opencl_tests.log" | head -2 | tr '\n' ' ')"
+    note "-- test_opencl: exit $rc ($(since $t0) s): $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/opencl_tests.log" | head -2 | tr '\n' ' ')"
     grep -E "^\[  FAILED|Failure" "$OUT/opencl_tests.log" | head -20 | tee -a "$SUMMARY"
     [ $rc -eq 0 ] || FAILED+=(test_opencl)
   else
@@ -159,7 +141,7 @@ if has conformance; then
   t0=$(date +%s)
   (cd "$B" && ctest -L opencl -LE large --output-on-failure --timeout 900) > "$OUT/opencl_conformance.log" 2>&1
   rc=$?
-  note "-- ctest -L opencl -LE large: exit $rc ($(($(date +%s) - t0)) s)"
+  note "-- ctest -L opencl -LE large: exit $rc ($(since $t0) s)"
   grep -E "tests passed|tests failed|Failed|Not Run|Skipped|\*\*\*|Passed" "$OUT/opencl_conformance.log" | head -30 |
     tee -a "$SUMMARY"
   [ $rc -eq 0 ] || FAILED+=(conformance)
@@ -171,7 +153,7 @@ if has bench; then
   if [ -x "$BENCH" ]; then
     "$BENCH" ${BENCH_ARGS:---sizes 20,23,25,26 --repeat 20} > "$OUT/opencl_bench.md" 2> "$OUT/opencl_bench.log"
     rc=$?
-    note "-- radix_opencl_bench ${BENCH_ARGS:---sizes 20,23,25,26 --repeat 20}: exit $rc ($(($(date +%s) - t0)) s)"
+    note "-- radix_opencl_bench ${BENCH_ARGS:---sizes 20,23,25,26 --repeat 20}: exit $rc ($(since $t0) s)"
     grep -E "^## |phases\)|wall, sort|std::sort  |CPU engine|vs std::sort" "$OUT/opencl_bench.md" | tee -a "$SUMMARY"
     [ $rc -eq 0 ] || FAILED+=(bench)
   else
@@ -209,7 +191,7 @@ if has pocl; then
   t0=$(date +%s)
   (cd "$B" && RADIX_OPENCL_DEVICE=Portable ctest -L opencl -LE large --output-on-failure --timeout 900) \
     > "$OUT/opencl_pocl_conformance.log" 2>&1
-  note "-- PoCL: ctest -L opencl: exit $? ($(($(date +%s) - t0)) s)"
+  note "-- PoCL: ctest -L opencl: exit $? ($(since $t0) s)"
 fi
 
 note "== done $(date -u '+%H:%M:%S UTC')"

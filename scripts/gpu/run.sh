@@ -19,21 +19,14 @@
 # Where GoogleTest is not installed (the device image), the conformance suite
 # builds it from a copy of its sources at build-gtest-src/ (ignored by git;
 # carry it: cp -r /usr/src/googletest build-gtest-src).
-set -u -o pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-OUT=${OUT:-$ROOT/out}
-mkdir -p "$OUT"
+. "$(dirname "${BASH_SOURCE[0]}")/stage_lib.sh"
 B=${BUILD_DIR:-build-gpu}
-STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(build test conformance sanitize large bench)
-has() { local s; for s in "${STAGES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+use_stages "build test conformance sanitize large bench" "$@"
 SUMMARY="$OUT/summary.txt"
-note() { echo "$*" | tee -a "$SUMMARY"; }
 JOBS=${JOBS:-$(nproc)}
 
-note "== radix GPU run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
+note "== radix GPU run $(utc_stamp) on $(hostname)"
+note_gpu
 nvcc --version | tail -2 | tee -a "$SUMMARY"
 
 # Configures $B (GoogleTest from build-gtest-src where it is not installed); the
@@ -45,18 +38,8 @@ configure_build() {
   grep -q 'add_subdirectory(cuda)' bench/CMakeLists.txt ||
     printf '\nif(RADIX_ENABLE_CUDA)\n  add_subdirectory(cuda)\nendif()\n' >> bench/CMakeLists.txt
   PREFIX=""
-  if ! ls /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake /usr/local/lib/cmake/GTest/GTestConfig.cmake >/dev/null 2>&1; then
-    if [ -d build-gtest-src ]; then
-      note "-- GoogleTest not installed: building it from build-gtest-src"
-      cmake -S build-gtest-src -B /tmp/gtest-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF \
-        -DCMAKE_INSTALL_PREFIX=/tmp/gtest > "$OUT/build.log" 2>&1 &&
-        cmake --build /tmp/gtest-build -j"$JOBS" >> "$OUT/build.log" 2>&1 &&
-        cmake --install /tmp/gtest-build >> "$OUT/build.log" 2>&1
-      PREFIX="-DCMAKE_PREFIX_PATH=/tmp/gtest"
-    else
-      note "-- GoogleTest not installed and build-gtest-src missing: conformance suite not built"
-    fi
-  fi
+  ensure_gtest build.log "conformance suite not built"
+  [ "$GTEST_BUILT" = 1 ] && PREFIX="-DCMAKE_PREFIX_PATH=/tmp/gtest"
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DRADIX_ENABLE_CUDA=ON \
     -DRADIX_BUILD_EXAMPLES=OFF $PREFIX ${GPU_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1 ||
     note "-- configure FAILED (see build.log)"
@@ -66,12 +49,10 @@ if has build; then
   t0=$(date +%s)
   configure_build
   # Our targets first (so that a broken peer target elsewhere does not stop them).
-  for t in radix radix_cuda_tests radix_cuda_bench radix_records_bench radix_cli; do
-    cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/build.log" 2>&1 || note "-- build of $t FAILED"
-  done
+  build_targets build.log "" radix radix_cuda_tests radix_cuda_bench radix_records_bench radix_cli
   [ "${MINE_ONLY:-0}" = 1 ] || cmake --build "$B" -j"$JOBS" >> "$OUT/build.log" 2>&1 ||
     note "-- full build had failures (see build.log)"
-  note "-- build: $(( $(date +%s) - t0 )) s"
+  note "-- build: $(since $t0) s"
 fi
 
 TESTS="$B/tests/cuda/radix_cuda_tests"
@@ -80,22 +61,21 @@ BENCH="$B/bench/cuda/radix_cuda_bench"
 if has test; then
   t0=$(date +%s)
   "$TESTS" > "$OUT/tests.log" 2>&1
-  note "-- radix_cuda_tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -1 "$OUT/tests.log")"
+  note "-- radix_cuda_tests: exit $? ($(since $t0) s): $(tail -1 "$OUT/tests.log")"
   grep -E "FAIL|CHECK failed|exception" "$OUT/tests.log" | head -20 | tee -a "$SUMMARY"
 fi
 
 if has conformance; then
   t0=$(date +%s)
   # its binaries (a MINE_ONLY build skips them; already built ones cost nothing)
-  for t in conformance_keys conformance_pairs conformance_argsort conformance_records conformance_decomposer \
-    conformance_options conformance_byte_keys conformance_int128 conformance_workspace radix_pic radix_broadphase radix_lbvh; do
-    cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/conformance_build.log" 2>&1 || note "-- conformance: build of $t FAILED"
-  done
-  note "-- conformance: binaries built ($(( $(date +%s) - t0 )) s)"
+  build_targets conformance_build.log "conformance: " conformance_keys conformance_pairs conformance_argsort \
+    conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128 \
+    conformance_workspace radix_pic radix_broadphase radix_lbvh
+  note "-- conformance: binaries built ($(since $t0) s)"
   t0=$(date +%s)
   # The seed algorithms' conformance runs (label seed) belong to the algos stage.
   (cd "$B" && ctest -L gpu -LE 'large|seed' --output-on-failure --timeout 900) > "$OUT/conformance.log" 2>&1
-  note "-- ctest -L gpu -LE 'large|seed': exit $? ($(( $(date +%s) - t0 )) s)"
+  note "-- ctest -L gpu -LE 'large|seed': exit $? ($(since $t0) s)"
   grep -E "tests passed|tests failed|Failed|Not Run|Skipped|\*\*\*" "$OUT/conformance.log" | head -30 | tee -a "$SUMMARY"
 fi
 
@@ -106,9 +86,9 @@ if has sanitize; then
   [ -n "${SAN_CASE:-}" ] && SAN_ARGS=($SAN_CASE)
   for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
     t0=$(date +%s)
-    timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $tool --error-exitcode 99 "$TESTS" "${SAN_ARGS[@]}" >> "$OUT/sanitizer.log" 2>&1
+    sanitizer $tool "${SAN_TIMEOUT:-300}" "$TESTS" "${SAN_ARGS[@]}" >> "$OUT/sanitizer.log" 2>&1
     rc=$?
-    note "-- compute-sanitizer --tool $tool radix_cuda_tests ${SAN_ARGS[*]}: exit $rc ($(( $(date +%s) - t0 )) s)"
+    note "-- compute-sanitizer --tool $tool radix_cuda_tests ${SAN_ARGS[*]}: exit $rc ($(since $t0) s)"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race reported|Barrier error" "$OUT/sanitizer.log" | tail -3 | tee -a "$SUMMARY"
   done
 fi
@@ -116,7 +96,7 @@ fi
 if has large; then
   t0=$(date +%s)
   "$TESTS" --large > "$OUT/large.log" 2>&1
-  note "-- radix_cuda_tests --large: exit $? ($(( $(date +%s) - t0 )) s): $(tail -1 "$OUT/large.log")"
+  note "-- radix_cuda_tests --large: exit $? ($(since $t0) s): $(tail -1 "$OUT/large.log")"
 fi
 
 if has bench || has quickbench; then
@@ -124,7 +104,7 @@ if has bench || has quickbench; then
   ARGS=()
   has quickbench && ARGS=(--quick)
   "$BENCH" "${ARGS[@]}" ${BENCH_ARGS:-} > "$OUT/bench.md" 2> "$OUT/bench.log"
-  note "-- radix_cuda_bench ${ARGS[*]} ${BENCH_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s)"
+  note "-- radix_cuda_bench ${ARGS[*]} ${BENCH_ARGS:-}: exit $? ($(since $t0) s)"
   cat "$OUT/bench.md"
 fi
 if has altbench; then
@@ -196,34 +176,32 @@ if has records; then
   # Record sorting: radix::cuda::sort_records vs CUB / Thrust + plain gather.
   t0=$(date +%s)
   "$B/bench/cuda/radix_records_bench" ${RECORDS_ARGS:-} > "$OUT/records.md" 2> "$OUT/records.log"
-  note "-- radix_records_bench ${RECORDS_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s)"
+  note "-- radix_records_bench ${RECORDS_ARGS:-}: exit $? ($(since $t0) s)"
   cat "$OUT/records.md"
 fi
 if has algos; then
   # The seed algorithms (reduce_then_scan, four_way, split) next to Onesweep.
   [ -f "$B/build.ninja" ] || configure_build
   t0=$(date +%s)
-  for t in radix_cuda_tests radix_algorithms_bench conformance_keys conformance_pairs conformance_argsort \
-    conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128; do
-    cmake --build "$B" -j"$JOBS" --target $t >> "$OUT/algos_build.log" 2>&1 || note "-- algos: build of $t FAILED"
-  done
-  note "-- algos: build $(( $(date +%s) - t0 )) s [algos_build.log]"
+  build_targets algos_build.log "algos: " radix_cuda_tests radix_algorithms_bench conformance_keys conformance_pairs \
+    conformance_argsort conformance_records conformance_decomposer conformance_options conformance_byte_keys \
+    conformance_int128
+  note "-- algos: build $(since $t0) s [algos_build.log]"
 
   t0=$(date +%s)
   (cd "$B" && ctest -L seed -j"${ALGOS_CTEST_JOBS:-4}" --output-on-failure --timeout 900) > "$OUT/algos_conformance.log" 2>&1
-  note "-- algos: ctest -L seed (conformance on each seed algorithm): exit $? ($(( $(date +%s) - t0 )) s) [algos_conformance.log]"
+  note "-- algos: ctest -L seed (conformance on each seed algorithm): exit $? ($(since $t0) s) [algos_conformance.log]"
   grep -E "tests passed|tests failed|Failed|Not Run|\*\*\*|\(Failed\)|Timeout" "$OUT/algos_conformance.log" | head -40 | tee -a "$SUMMARY"
 
   t0=$(date +%s)
   "$TESTS" 'algo_*' > "$OUT/algos_tests.log" 2>&1
-  note "-- algos: radix_cuda_tests 'algo_*': exit $? ($(( $(date +%s) - t0 )) s): $(tail -1 "$OUT/algos_tests.log") [algos_tests.log]"
+  note "-- algos: radix_cuda_tests 'algo_*': exit $? ($(since $t0) s): $(tail -1 "$OUT/algos_tests.log") [algos_tests.log]"
   grep -E "FAIL|exception|no case matches" "$OUT/algos_tests.log" | head -20 | tee -a "$SUMMARY"
 
   for tool in memcheck racecheck synccheck; do
     t0=$(date +%s)
-    timeout ${SAN_TIMEOUT:-600} compute-sanitizer --tool $tool --error-exitcode 99 "$TESTS" --small 'algo_*' \
-      > "$OUT/algos_sanitizer_$tool.log" 2>&1
-    note "-- algos: compute-sanitizer --tool $tool radix_cuda_tests --small 'algo_*': exit $? ($(( $(date +%s) - t0 )) s) [algos_sanitizer_$tool.log]"
+    sanitizer $tool "${SAN_TIMEOUT:-600}" "$TESTS" --small 'algo_*' > "$OUT/algos_sanitizer_$tool.log" 2>&1
+    note "-- algos: compute-sanitizer --tool $tool radix_cuda_tests --small 'algo_*': exit $? ($(since $t0) s) [algos_sanitizer_$tool.log]"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race reported|Barrier error|FAIL" "$OUT/algos_sanitizer_$tool.log" |
       tail -3 | tee -a "$SUMMARY"
   done
@@ -231,7 +209,7 @@ if has algos; then
   t0=$(date +%s)
   "$B/bench/cuda/radix_algorithms_bench" ${ALGOS_BENCH_ARGS:-} --csv "$OUT/algorithms.csv" > "$OUT/algorithms.md" \
     2> "$OUT/algos_bench.log"
-  note "-- algos: radix_algorithms_bench ${ALGOS_BENCH_ARGS:-}: exit $? ($(( $(date +%s) - t0 )) s) [algorithms.md, algorithms.csv, algos_bench.log]"
+  note "-- algos: radix_algorithms_bench ${ALGOS_BENCH_ARGS:-}: exit $? ($(since $t0) s) [algorithms.md, algorithms.csv, algos_bench.log]"
   grep -E "FAILED|INCOMPLETE|x CUB|not measured" "$OUT/algorithms.md" | head -20 | tee -a "$SUMMARY"
   if python3 -c 'import matplotlib' 2>/dev/null; then
     python3 scripts/plot_algorithms.py "$OUT/algorithms.csv" -o "$OUT/algorithms.png" 2>&1 | tee -a "$SUMMARY"
@@ -260,4 +238,4 @@ if has opencl && [ -f scripts/gpu/opencl_stage.sh ]; then
   BUILD_DIR="$B" OUT="$OUT" bash scripts/gpu/opencl_stage.sh > "$OUT/opencl_stage.log" 2>&1
   note "-- opencl stage: exit $?"
 fi
-note "== done $(date -u '+%H:%M:%S UTC')"
+note "== done $(utc_time)"
