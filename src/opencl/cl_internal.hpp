@@ -126,7 +126,24 @@ struct codec_args {
 };
 codec_args codec_for(key_desc key, order dir, float_order floats);
 
-/// Geometry of one sort: rows (items), row length, padded slots.
+/// Positions past this need 64-bit counters in the kernels.
+constexpr std::uint64_t four_g = 0x100000000ull;
+inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+/// Values the reorder carries natively.
+inline bool native_value(std::size_t b) { return b == 1 || b == 2 || b == 4 || b == 8; }
+
+/// Bytes of the payload the reorder moves with each key (0: keys only).
+inline std::size_t carried_bytes(const sort_request& r) {
+  switch (r.op) {
+    case operation::keys: return 0;
+    case operation::argsort: return r.index_bytes;
+    case operation::pairs: return native_value(r.value_bytes) ? r.value_bytes : (r.n <= four_g ? 4 : 8);
+  }
+  return 0;
+}
+
+/// Geometry of one sort (cl_geometry.cpp): rows (items), row length, padded slots.
 struct geometry {
   std::uint64_t items = 1;   ///< T = G * I
   std::uint64_t chunk = 0;   ///< slots per item

@@ -19,7 +19,7 @@
 
 namespace radix::opencl::detail {
 
-extern const char* const kernel_source;  // generated from kernels/radix_sort.cl
+extern const char* const kernel_source;  // generated from kernels/radix_sort.cl + chunked_sort.cl
 
 const char* error_name(cl_int e) {
   switch (e) {
