@@ -84,4 +84,13 @@ struct lsd_job {
 template <class U, class V>
 void lsd_sort(const lsd_job<U, V>& job);
 
+/// The instantiations for keys of type U: every payload core::with_types can
+/// name (nothing, 1-, 2-, 4- or 8-byte values or indices).
+#define RADIX_CPU_INSTANTIATE_LSD(U)                                              \
+  template void lsd_sort<U, no_value>(const lsd_job<U, no_value>&);           \
+  template void lsd_sort<U, std::uint8_t>(const lsd_job<U, std::uint8_t>&);   \
+  template void lsd_sort<U, std::uint16_t>(const lsd_job<U, std::uint16_t>&); \
+  template void lsd_sort<U, std::uint32_t>(const lsd_job<U, std::uint32_t>&); \
+  template void lsd_sort<U, std::uint64_t>(const lsd_job<U, std::uint64_t>&);
+
 }  // namespace radix::cpu

@@ -3,10 +3,5 @@
 #include "lsd_impl.hpp"
 
 namespace radix::cpu {
-using K = std::uint8_t;
-template void lsd_sort<K, no_value>(const lsd_job<K, no_value>&);
-template void lsd_sort<K, std::uint8_t>(const lsd_job<K, std::uint8_t>&);
-template void lsd_sort<K, std::uint16_t>(const lsd_job<K, std::uint16_t>&);
-template void lsd_sort<K, std::uint32_t>(const lsd_job<K, std::uint32_t>&);
-template void lsd_sort<K, std::uint64_t>(const lsd_job<K, std::uint64_t>&);
+RADIX_CPU_INSTANTIATE_LSD(std::uint8_t)
 }  // namespace radix::cpu
