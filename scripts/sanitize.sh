@@ -116,7 +116,7 @@ radix_log "ASan+UBSan: build ($asan_dir)"
 if timed "ASan+UBSan build" configure_build "$asan_dir" -DRADIX_SANITIZE=address,undefined; then
   radix_log "ASan+UBSan: ctest -L 'cpu|cli' -LE large"
   asan_options="detect_leaks=$leaks:strict_string_checks=1:check_initialization_order=1"
-  # cli.file.outputs sorts under `ulimit -v` with 100 MB to spare, which ASan's
+  # cli.file.outputs sorts under `ulimit -v` with 200 MB to spare, which ASan's
   # quarantine of freed blocks (256 MB) overruns: it runs again below without one.
   timed "ASan+UBSan tests" env ASAN_OPTIONS="$asan_options" \
     ctest --test-dir "$asan_dir" -L 'cpu|cli' -LE large -E '^cli\.file\.outputs$' --output-on-failure \

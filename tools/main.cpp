@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
   // to the system at once (glibc's adaptive one kept freed run buffers in the
   // heap, and `radix sort --memory 64M` then used 3x its budget).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // glibc reserves 64 MiB of address space for each thread's malloc arena:
+  // under `ulimit -v` that, not the data, ran a budgeted sort out of memory.
+  // Two arenas serve the few small allocations the tool's threads make.
+  mallopt(M_ARENA_MAX, 2);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_main_help();

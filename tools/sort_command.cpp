@@ -611,8 +611,12 @@ std::string default_tmpdir(const std::string& out) {
 void set_memory_budget(sort_config& c, std::uint64_t n) {
   const io::memory_limit lim = io::usable_memory();
   const bool given = c.memory != 0;
+  // Threads map stacks and cache-sized buffers of their own once the sort
+  // starts, beyond what the process maps now: keep that out of the budget.
+  const std::uint64_t thread_reserve = (std::uint64_t(32) << 20) * (hardware_threads() + 2);
+  const std::uint64_t room = lim.bytes > 2 * thread_reserve ? lim.bytes - thread_reserve : lim.bytes / 2;
   if (!given)
-    c.memory = lim.bytes ? std::max(lim.bytes / 2, std::min<std::uint64_t>(lim.bytes, std::uint64_t(16) << 20))
+    c.memory = lim.bytes ? std::max(room / 2, std::min<std::uint64_t>(room, std::uint64_t(16) << 20))
                          : std::uint64_t(1) << 30;
   else if (lim.bytes && c.memory > lim.bytes)
     std::fprintf(stderr, "radix sort: warning: --memory %s is more than the %s this process may use (%s); the sort may run out of memory\n",

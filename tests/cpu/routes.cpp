@@ -1,4 +1,4 @@
-// The CPU engine's hybrid route for skewed inputs (src/cpu/lsd_impl.hpp,
+// The CPU engine's hybrid route for skewed inputs (src/cpu/lsd_hybrid.hpp,
 // choose_fine_window / hybrid_fine): inputs built to take it, checked element
 // by element against std::stable_sort on the ordered bits, and the route that
 // ran read back from RADIX_TRACE, so that a change of routing cannot leave

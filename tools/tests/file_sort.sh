@@ -428,9 +428,10 @@ outputs)
   wait $live 2>/dev/null
   rm -f ".out.radix-tmp-$live"
   # The memory budget follows ulimit -v: a sort that does not fit sorts in runs.
-  # The limits leave 100 MB beyond what an idle radix maps (measured on one
-  # that waits to open a FIFO): too little to sort this 64 MiB file in memory.
-  run 0 gen big.u64 -n 8M -t u64
+  # The limits leave 200 MB beyond what an idle radix maps (measured on one
+  # that waits to open a FIFO): too little to sort this 128 MiB file in
+  # memory, enough for its threads and a budget that sorts it in runs.
+  run 0 gen big.u64 -n 16M -t u64
   "$R" gen fifo -n 1 -t u8 &
   idle=$!
   sleep 0.5
@@ -438,14 +439,14 @@ outputs)
   data=$(awk '/^VmData:/ {print $2}' /proc/$idle/status)
   cat fifo >/dev/null
   wait $idle
-  (ulimit -v $((vm + 100000)) && "$R" sort big.u64 -o big.out -t u64 --stats >last.out 2>last.err)
+  (ulimit -v $((vm + 200000)) && "$R" sort big.u64 -o big.out -t u64 --stats >last.out 2>last.err)
   st=$?
-  [ "$st" = 0 ] || bad "under ulimit -v $((vm + 100000)): exit $st: $(cat last.err)"
+  [ "$st" = 0 ] || bad "under ulimit -v $((vm + 200000)): exit $st: $(cat last.err)"
   grep -q "runs of up to" last.err || bad "under ulimit -v: expected runs and a merge: $(cat last.err)"
-  (ulimit -v $((vm + 100000)) && "$R" sort big.u64 -o big.out -t u64 --memory 1G -q >last.out 2>last.err)
+  (ulimit -v $((vm + 200000)) && "$R" sort big.u64 -o big.out -t u64 --memory 1G -q >last.out 2>last.err)
   grep -q "warning: --memory 1.0 GiB is more than" last.err || bad "no warning for --memory above the limit: $(cat last.err)"
   if command -v prlimit >/dev/null; then
-    prlimit --data=$(((data + 100000) * 1024)) "$R" sort big.u64 -o big.out -t u64 --stats >last.out 2>last.err ||
+    prlimit --data=$(((data + 200000) * 1024)) "$R" sort big.u64 -o big.out -t u64 --stats >last.out 2>last.err ||
       bad "under RLIMIT_DATA: $(cat last.err)"
     grep -q "runs of up to" last.err || bad "under RLIMIT_DATA: expected runs and a merge: $(cat last.err)"
   else

@@ -224,8 +224,21 @@ void multipass_sort(const multipass_job<U, V>& job) {
   RADIX_CUDA_CHECK_LAUNCH("radix multipass_finish_kernel");
 }
 
-#define RADIX_SEED_INSTANTIATE(U, V)                                            \
-  template void multipass_sort<U, V>(const multipass_job<U, V>&);                         \
+#define RADIX_MULTIPASS_INSTANTIATE(U, V)                          \
+  template void multipass_sort<U, V>(const multipass_job<U, V>&); \
   template std::size_t multipass_workspace_bytes<U, V>(sort_mode, std::uint64_t, const multipass_variant&);
+
+/// Every value type of keys U (multipass_k<bytes>.cu): keys only, 4- and 8-byte
+/// values or indices (other sizes go through an argsort and a gather). The dev
+/// build keeps keys only and 4-byte values where IN_DEV is 1 (multipass_compiled).
+#if defined(RADIX_CUDA_DEV_TYPES) && RADIX_CUDA_DEV_TYPES
+#define RADIX_MULTIPASS_INSTANTIATE_KEY(U, IN_DEV) RADIX_MULTIPASS_DEV_##IN_DEV(U)
+#define RADIX_MULTIPASS_DEV_0(U)
+#define RADIX_MULTIPASS_DEV_1(U) RADIX_MULTIPASS_INSTANTIATE(U, no_value) RADIX_MULTIPASS_INSTANTIATE(U, std::uint32_t)
+#else
+#define RADIX_MULTIPASS_INSTANTIATE_KEY(U, IN_DEV)                                     \
+  RADIX_MULTIPASS_INSTANTIATE(U, no_value) RADIX_MULTIPASS_INSTANTIATE(U, std::uint32_t) \
+  RADIX_MULTIPASS_INSTANTIATE(U, std::uint64_t)
+#endif
 
 }  // namespace radix::cuda_detail

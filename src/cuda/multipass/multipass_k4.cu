@@ -1,12 +1,8 @@
-// Seed-algorithm instantiations for 32-bit keys: keys only, and 4- or
+// Multipass-algorithm instantiations for 32-bit keys: keys only, and 4- or
 // 8-byte values or indices (other value sizes go through an argsort and a
-// gather, cuda_engine.cu).
+// gather, device_sort.cu).
 #include "multipass_dispatch.cuh"
 
 namespace radix::cuda_detail {
-RADIX_SEED_INSTANTIATE(std::uint32_t, no_value)
-RADIX_SEED_INSTANTIATE(std::uint32_t, std::uint32_t)
-#if !(defined(RADIX_CUDA_DEV_TYPES) && RADIX_CUDA_DEV_TYPES)
-RADIX_SEED_INSTANTIATE(std::uint32_t, std::uint64_t)
-#endif
+RADIX_MULTIPASS_INSTANTIATE_KEY(std::uint32_t, 1)
 }  // namespace radix::cuda_detail

@@ -258,4 +258,18 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   template void onesweep_sort<U, V>(const onesweep_job<U, V>&);                                           \
   template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&);
 
+/// Every value type of keys U (onesweep_k<bytes>.cu, one key width each).
+/// The dev build (RADIX_CUDA_TYPES=dev) keeps keys only and 4-byte values,
+/// and only where IN_DEV is 1 (32- and 64-bit keys): onesweep_compiled says the same.
+#if defined(RADIX_CUDA_DEV_TYPES) && RADIX_CUDA_DEV_TYPES
+#define RADIX_ONESWEEP_INSTANTIATE_KEY(U, IN_DEV) RADIX_ONESWEEP_DEV_##IN_DEV(U)
+#define RADIX_ONESWEEP_DEV_0(U)
+#define RADIX_ONESWEEP_DEV_1(U) RADIX_ONESWEEP_INSTANTIATE(U, no_value) RADIX_ONESWEEP_INSTANTIATE(U, std::uint32_t)
+#else
+#define RADIX_ONESWEEP_INSTANTIATE_KEY(U, IN_DEV)                                          \
+  RADIX_ONESWEEP_INSTANTIATE(U, no_value) RADIX_ONESWEEP_INSTANTIATE(U, std::uint8_t)       \
+  RADIX_ONESWEEP_INSTANTIATE(U, std::uint16_t) RADIX_ONESWEEP_INSTANTIATE(U, std::uint32_t) \
+  RADIX_ONESWEEP_INSTANTIATE(U, std::uint64_t) RADIX_ONESWEEP_INSTANTIATE(U, v128)
+#endif
+
 }  // namespace radix::cuda_detail

@@ -3,12 +3,5 @@
 #include "dispatch.cuh"
 
 namespace radix::cuda_detail {
-RADIX_ONESWEEP_INSTANTIATE(std::uint64_t, no_value)
-RADIX_ONESWEEP_INSTANTIATE(std::uint64_t, std::uint32_t)
-#if !(defined(RADIX_CUDA_DEV_TYPES) && RADIX_CUDA_DEV_TYPES)
-RADIX_ONESWEEP_INSTANTIATE(std::uint64_t, std::uint8_t)
-RADIX_ONESWEEP_INSTANTIATE(std::uint64_t, std::uint16_t)
-RADIX_ONESWEEP_INSTANTIATE(std::uint64_t, std::uint64_t)
-RADIX_ONESWEEP_INSTANTIATE(std::uint64_t, v128)
-#endif
+RADIX_ONESWEEP_INSTANTIATE_KEY(std::uint64_t, 1)
 }  // namespace radix::cuda_detail

@@ -1,0 +1,158 @@
+// CPU LSD sort, phase 1: the upfront read of sorter<U, V> (which bits vary,
+// already sorted?, the speculative MSD histogram), the routes that need no
+// radix pass (identity, small_sort), and the counting read of the first digit.
+#pragma once
+#include "lsd_sorter.hpp"
+
+namespace radix::cpu {
+namespace lsd_detail {
+
+/// The upfront read: which bits vary, is the input sorted, and, once a
+/// thread sees disorder in its chunk, a histogram of the top `spec_bits_`
+/// bits of the key range (the MSD digit of the hybrid route lies there in
+/// most inputs, so its counting read is saved). Sorted inputs stay on the
+/// cheap check alone, which is what makes the early exit fast.
+template <class U, class V>
+inline void sorter<U, V>::scan(bool& sorted, U& varying) {
+  if (!job_.codec.canon) return (void)scan_impl<false, false>(sorted, varying);
+  // Floats in numeric order: without a -0.0 or a NaN in the data, the plain
+  // biased transform orders them exactly as the canonical one, and is
+  // cheaper in every later pass. Look for them on the way.
+  if (!scan_impl<false, true>(sorted, varying)) {
+    job_.codec.canon = false;
+    return;
+  }
+  sorted = true;
+  varying = 0;
+  scan_impl<true, false>(sorted, varying);
+}
+
+/// Returns whether a -0.0 or NaN was seen (only looked for with Detect).
+template <class U, class V>
+template <bool Canon, bool Detect>
+inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
+  std::vector<std::uint8_t> unsorted(threads_, 0), specials(threads_, 0);
+  const U sign = codec_t::sign, nan_above = job_.codec.nan_above;
+  std::vector<U> vary(threads_, 0);
+  const U* keys = job_.keys;
+  const codec_t codec = job_.codec;
+  const U mask = range_mask_;
+  const U ref = xform<Canon>(codec, keys[0]);
+  const int sb = spec_bits_;
+  const int sshift = spec_shift_;
+  const unsigned SR = sb > 0 ? 1u << sb : 0;
+  spec_hist_.assign(std::size_t(threads_) * SR, 0);
+  spec_done_.assign(threads_, 0);
+  thread_pool::instance().run(threads_, [&](unsigned t) {
+    const std::uint64_t b = bounds_[t], e = bounds_[t + 1];
+    std::uint64_t i = std::max<std::uint64_t>(b, 1);
+    U v = 0;
+    U bad = 0;
+    U sp = 0;  // a -0.0 or NaN seen (Detect)
+    // Cheap check in blocks until the first disorder. Each key is compared
+    // with its predecessor loaded afresh, so the loop has no carried state
+    // but two ORs and vectorises.
+    constexpr std::uint64_t block = 4096;
+    while (i < e && !bad) {
+      const std::uint64_t be = std::min(e, i + block);
+      for (; i < be; ++i) {
+        const U o = xform<Canon>(codec, keys[i]);
+        const U p = xform<Canon>(codec, keys[i - 1]);
+        v |= U(o ^ ref);
+        bad |= U(U(o & mask) < U(p & mask));
+        if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+      }
+    }
+    if (bad && SR) {  // this chunk is unsorted: count the rest on the way, then the prefix
+      std::uint64_t* h = spec_hist_.data() + std::size_t(t) * SR;
+      const std::uint64_t prefix_end = i;
+      for (; i < e; ++i) {
+        const U o = xform<Canon>(codec, keys[i]);
+        v |= U(o ^ ref);
+        ++h[core::digit_of<U>(o, sshift, sb)];
+        if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+      }
+      for (std::uint64_t j = b; j < prefix_end; ++j) ++h[core::digit_of<U>(xform<Canon>(codec, keys[j]), sshift, sb)];
+      spec_done_[t] = 1;
+    } else {
+      for (; i < e; ++i) {
+        v |= U(xform<Canon>(codec, keys[i]) ^ ref);
+        if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+      }
+    }
+    // keys[0] is compared by no loop when b == 0 (it is the reference).
+    if constexpr (Detect)
+      if (b == 0) sp |= U(U(keys[0] == sign) | U(U(keys[0] & U(~sign)) > nan_above));
+    vary[t] = v;
+    unsorted[t] = std::uint8_t(bad != 0);
+    specials[t] = std::uint8_t(sp != 0);
+  });
+  bool special = false;
+  for (unsigned t = 0; t < threads_; ++t) {
+    varying |= vary[t];
+    if (unsorted[t]) sorted = false;
+    special |= specials[t] != 0;
+  }
+  return special;
+}
+
+/// Nothing to reorder: keys stay; an argsort's permutation is the identity.
+template <class U, class V>
+inline void sorter<U, V>::identity() {
+  if constexpr (has_value) {
+    if (job_.pay != payload::index) return;
+    V* out = job_.values;
+    thread_pool::instance().run(threads_, [&](unsigned t) {
+      for (std::uint64_t i = bounds_[t]; i < bounds_[t + 1]; ++i) out[i] = V(i);
+    });
+  }
+}
+
+/// Stable comparison sort for tiny inputs.
+template <class U, class V>
+inline void sorter<U, V>::small_sort() {
+  const std::uint64_t n = job_.n;
+  std::vector<std::uint32_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0u);
+  const U* keys = job_.keys;
+  const U mask = range_mask_;
+  std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return U(ordered(keys[a]) & mask) < U(ordered(keys[b]) & mask);
+  });
+  if (!job_.keys_readonly) {
+    std::vector<U> k(keys, keys + n);
+    for (std::uint64_t i = 0; i < n; ++i) job_.keys[i] = k[idx[i]];
+  }
+  if constexpr (has_value) {
+    if (job_.pay == payload::values) {
+      std::vector<V> v(job_.values, job_.values + n);
+      for (std::uint64_t i = 0; i < n; ++i) job_.values[i] = v[idx[i]];
+    } else if (job_.pay == payload::index) {
+      for (std::uint64_t i = 0; i < n; ++i) job_.values[i] = V(idx[i]);
+    }
+  }
+}
+
+/// Per-thread histogram of one digit over the current layout.
+template <class U, class V>
+inline void sorter<U, V>::count(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist) {
+  if (job_.codec.canon) count_impl<true>(keys, ps, hist);
+  else count_impl<false>(keys, ps, hist);
+}
+
+template <class U, class V>
+template <bool Canon>
+inline void sorter<U, V>::count_impl(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist) {
+  const unsigned R = 1u << ps.bits;
+  hist.assign(std::size_t(threads_) * R, 0);
+  const codec_t codec = job_.codec;
+  thread_pool::instance().run(threads_, [&](unsigned t) {
+    std::vector<std::uint64_t> h(R, 0);
+    for (std::uint64_t i = bounds_[t]; i < bounds_[t + 1]; ++i)
+      ++h[core::digit_of<U>(xform<Canon>(codec, keys[i]), ps.shift, ps.bits)];
+    std::copy(h.begin(), h.end(), hist.begin() + std::size_t(t) * R);
+  });
+}
+
+}  // namespace lsd_detail
+}  // namespace radix::cpu

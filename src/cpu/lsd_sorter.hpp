@@ -1,0 +1,219 @@
+// The CPU LSD sort's shared pieces (see lsd.hpp for the algorithm): the helpers
+// every phase uses (write-combining lines, streaming copies, chunk bounds,
+// phase_trace) and the declaration of sorter<U, V>, whose phases are defined
+// out of class in the files named below (the layout of ips2ra's Sorter).
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <atomic>
+#include <bit>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "lsd.hpp"
+#include "radix/core/environment.hpp"
+#include "thread_pool.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace radix::cpu {
+namespace lsd_detail {
+
+/// Copies 64 bytes to a 64-byte-aligned destination without reading the
+/// destination into the cache (streaming store; SSE2 is x86-64 baseline).
+/// The source may be unaligned.
+inline void stream_line(void* dst, const void* src) {
+#if defined(__SSE2__) && !defined(RADIX_NO_NT)
+  auto* d = static_cast<__m128i*>(dst);
+  auto* s = static_cast<const __m128i*>(src);
+  _mm_stream_si128(d + 0, _mm_loadu_si128(s + 0));
+  _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+  _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+  _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
+#else
+  std::memcpy(dst, src, 64);
+#endif
+}
+/// memcpy for a large block that will not be read again soon: the aligned
+/// middle goes out with streaming stores (no read-for-ownership of the
+/// destination), the ragged ends with memcpy.
+inline void stream_copy(void* dst, const void* src, std::size_t bytes) {
+#if defined(__SSE2__) && !defined(RADIX_NO_NT)
+  auto* d = static_cast<std::byte*>(dst);
+  auto* s = static_cast<const std::byte*>(src);
+  if (bytes < 256) return (void)std::memcpy(d, s, bytes);
+  const std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(d) % 64) % 64;
+  std::memcpy(d, s, head);
+  d += head, s += head, bytes -= head;
+  for (; bytes >= 64; d += 64, s += 64, bytes -= 64) stream_line(d, s);
+  std::memcpy(d, s, bytes);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+/// Write-combining: a bucket's elements gather in a 64-byte line that mirrors
+/// the destination's line (slot = (index + skew) % L), and a full line leaves
+/// with one streaming store. Only the first line of a bucket can be partial
+/// (it may share its cache line with a neighbour), and it is copied plainly.
+template <class T, unsigned L>
+[[gnu::always_inline]] inline void wc_put(T* line, T* base, unsigned skew, std::uint64_t pos,
+                                          const std::uint64_t* start_p, const T& x) {
+  const unsigned slot = unsigned((pos + skew) % L);
+  line[slot] = x;
+  if (slot == L - 1) [[unlikely]] {
+    const std::uint64_t start = *start_p;  // read only here: one key in L
+    const std::uint64_t first = pos - (L - 1);
+    if (first >= start && first <= pos)  // the whole line is ours (and no wrap-around)
+      stream_line(base + first, line);
+    else
+      std::memcpy(base + start, line + (slot - (pos - start)), std::size_t(pos - start + 1) * sizeof(T));
+  }
+}
+
+/// Writes out what is left in a bucket's line; end is one past its last index.
+template <class T, unsigned L>
+inline void wc_drain(const T* line, T* base, unsigned skew, std::uint64_t end, std::uint64_t start) {
+  if (end == start) return;
+  const unsigned filled = unsigned((end + skew) % L);  // slots used in the open line
+  if (filled == 0) return;                             // the last line was flushed
+  const std::uint64_t first = end - start < filled ? start : end - filled;
+  std::memcpy(base + first, line + (first + skew) % L, std::size_t(end - first) * sizeof(T));
+}
+
+template <class T>
+inline bool wc_usable(const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % sizeof(T) == 0;
+}
+
+/// Sequential chunk bounds: thread t owns [bound[t], bound[t+1]).
+inline std::vector<std::uint64_t> chunk_bounds(std::uint64_t n, unsigned t) {
+  std::vector<std::uint64_t> b(t + 1);
+  for (unsigned i = 0; i <= t; ++i) b[i] = std::uint64_t((unsigned __int128)n * i / t);
+  return b;
+}
+
+/// RADIX_TRACE=1 prints the time of each phase to stderr (tuning aid).
+struct phase_trace {
+  bool on = core::env::flag("RADIX_TRACE");
+  std::chrono::steady_clock::time_point last{};
+  std::string text;
+  void mark(const char* phase) {
+    if (!on) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (phase) text += std::string(" ") + phase + "=" + std::to_string(std::chrono::duration<double, std::milli>(now - last).count()).substr(0, 6) + "ms";
+    last = now;
+  }
+  void print(const char* route, std::uint64_t n, int d1) {
+    if (on) std::fprintf(stderr, "radix cpu %s n=%llu msd_bits=%d:%s\n", route, (unsigned long long)n, d1, text.c_str());
+  }
+};
+
+template <class U, class V>
+class sorter {
+ public:
+  using codec_t = core::ordered_codec<U>;
+  static constexpr bool has_value = !std::is_same_v<V, no_value>;
+
+  explicit sorter(const lsd_job<U, V>& job) : job_(job), policy_(default_policy()) {}
+
+  // ---- lsd_impl.hpp: the driver (scan, plan the passes, pick the route) ------
+  void run();
+
+ private:
+  U ordered(U k) const { return job_.codec(k); }
+
+  template <bool Canon>
+  static U xform(const codec_t& c, U k) {
+    if constexpr (Canon) return c.canonical(k);
+    else return c.biased(k);
+  }
+
+  // ---- lsd_scan.hpp: the upfront read, trivial routes, first count ------------
+  void scan(bool& sorted, U& varying);
+  template <bool Canon, bool Detect>
+  bool scan_impl(bool& sorted, U& varying);
+  void identity();
+  void small_sort();
+  void count(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);
+  template <bool Canon>
+  void count_impl(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);
+
+  // ---- lsd_passes.hpp: out-of-cache LSD passes (the plain route) --------------
+  void sort_passes(const std::vector<core::pass>& passes);
+  template <class T>
+  void copy_back(const T* from, T* to);
+  void scatter(const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass& ps, const core::pass* next,
+               const std::vector<std::uint64_t>& hist, std::vector<std::uint64_t>& next_hist,
+               const std::uint16_t* lut = nullptr, unsigned lut_buckets = 0);
+  template <bool CountNext, bool MoveKeys, bool MoveVals, bool Gen, bool Canon, bool Lut>
+  void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps, const core::pass nx,
+                     unsigned R, const std::uint16_t* lut, const std::uint64_t* off, std::uint64_t* nh);
+
+  // ---- lsd_hybrid.hpp: MSD pass into cache-sized buckets, then LSD per bucket
+  void hybrid(int lo, int hi, U varying);
+  template <class Top>
+  void sort_buckets(const std::vector<std::uint64_t>& hist, unsigned R, std::uint64_t target, int lo, U varying,
+                    Top top);
+  void hybrid_fine(int lo, int hi, U varying);
+  void choose_spec_window(bool hybrid_candidate);
+  void choose_fine_window(int sb);
+  bool msd_from_scan(const core::pass& msd, std::vector<std::uint64_t>& hist);
+
+  // ---- lsd_bucket.hpp: one thread's in-cache sort of a bucket (its members) --
+  /// One thread's sorter of buckets, with its cache-resident ping-pong buffers.
+  struct bucket_worker {
+    sorter& s;
+    std::uint64_t cap;
+    std::vector<U> ktmp;
+    std::vector<V> vtmp;
+    std::vector<std::uint32_t> h32, h32n;
+    std::vector<std::uint64_t> h64, h64n;
+
+    bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c) {}
+
+    void sort(std::uint64_t off, std::uint64_t m, int lo, int hi, U varying);
+    void sort_range(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying, int depth);
+    void split(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying);
+    template <bool Canon>
+    void scatter_one(const U* ks, const V* vs, U* kd, V* vd, std::uint64_t m, core::pass ps,
+                     const std::vector<std::uint64_t>& start);
+    template <class C>
+    void run_passes(const std::vector<core::pass>& passes, std::vector<C>& hist, std::vector<C>& hist_next, U* ka,
+                    U* kb, U* kf, V* va, V* vb, V* vf, std::uint64_t m);
+    template <class C>
+    void count_in_cache(const U* ks, std::uint64_t m, core::pass ps, std::vector<C>& h);
+    template <bool Canon, class C>
+    void pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m, core::pass ps, const core::pass* next,
+                       std::vector<C>& hist, std::vector<C>& hist_next);
+    void tiny(const U* ka, const V* va, U* kf, V* vf, std::uint64_t m);
+  };
+
+  lsd_job<U, V> job_;
+  const lsd_policy& policy_;
+  phase_trace trace_;
+  static constexpr std::uint64_t sample_size = 4096;  // keys sampled by choose_fine_window
+  bool fine_ = false;                      // the scan counts a fine window (choose_fine_window)
+  int spec_bits_ = 0;                      // width of the scan's speculative histogram
+  int spec_shift_ = 0;                     // its lowest bit
+  std::vector<std::uint64_t> spec_hist_;   // [thread][2^spec_bits_]
+  std::vector<std::uint8_t> spec_done_;    // thread counted its whole chunk
+  unsigned threads_ = 1;
+  std::vector<std::uint64_t> bounds_;
+  U range_mask_ = 0;
+};
+
+}  // namespace lsd_detail
+}  // namespace radix::cpu
