@@ -19,6 +19,7 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -138,23 +139,20 @@ void sort_block_with(const sort_config& c, const radix::options& o, std::byte* m
   r.n = n;
   r.keys = keys.get();
   r.opts = o;
-  if (n <= 0xFFFFFFFFull) {
-    std::vector<std::uint32_t> perm(n);
+  // 32-bit indices while they suffice: half the permutation's memory.
+  const auto argsort_and_gather = [&]<class I>(std::type_identity<I>) {
+    std::vector<I> perm(n);
     r.indices = perm.data();
-    r.index_bytes = 4;
+    r.index_bytes = sizeof(I);
     radix::run(r);
     keys.reset();
     gather(main, l.elem_bytes, perm.data(), n);
     gather(vals, c.value_bytes, perm.data(), n);
-  } else {
-    std::vector<std::uint64_t> perm(n);
-    r.indices = perm.data();
-    r.index_bytes = 8;
-    radix::run(r);
-    keys.reset();
-    gather(main, l.elem_bytes, perm.data(), n);
-    gather(vals, c.value_bytes, perm.data(), n);
-  }
+  };
+  if (n <= 0xFFFFFFFFull)
+    argsort_and_gather(std::type_identity<std::uint32_t>{});
+  else
+    argsort_and_gather(std::type_identity<std::uint64_t>{});
 }
 
 /// Sorts a block; a GPU engine that runs out of device memory hands the

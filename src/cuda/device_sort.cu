@@ -131,41 +131,38 @@ std::size_t typed_workspace(sort_mode m, std::uint64_t n, const variant& algo) {
   return 0;
 }
 
+/// The fields every algorithm's job shares, filled from the request.
+template <class Job, class U, class V>
+Job job_for(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s) {
+  Job j;
+  j.mode = m;
+  j.keys = static_cast<U*>(r.keys);
+  j.values = values;
+  j.n = r.n;
+  j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
+  j.begin_bit = r.opts.begin_bit;
+  j.end_bit = r.opts.end_bit;
+  j.workspace = ws;
+  j.workspace_bytes = wsb;
+  j.stream = s;
+  return j;
+}
+
 template <class U, class V>
 void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s,
                 const variant& algo) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) {
-      multipass_job<U, V> j;
-      j.mode = m;
-      j.keys = static_cast<U*>(r.keys);
-      j.values = values;
-      j.n = r.n;
-      j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
-      j.begin_bit = r.opts.begin_bit;
-      j.end_bit = r.opts.end_bit;
+      auto j = job_for<multipass_job<U, V>, U>(m, r, values, ws, wsb, s);
       j.variant = to_multipass(algo);
-      j.workspace = ws;
-      j.workspace_bytes = wsb;
-      j.stream = s;
       multipass_sort<U, V>(j);
     }
     return;
   }
   if constexpr (onesweep_compiled<U, V>()) {
-    onesweep_job<U, V> j;
-    j.mode = m;
-    j.keys = static_cast<U*>(r.keys);
-    j.values = values;
-    j.n = r.n;
-    j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
-    j.begin_bit = r.opts.begin_bit;
-    j.end_bit = r.opts.end_bit;
+    auto j = job_for<onesweep_job<U, V>, U>(m, r, values, ws, wsb, s);
     j.digit_bits = algo.digit_bits;
-    j.workspace = ws;
-    j.workspace_bytes = wsb;
-    j.stream = s;
     j.tuning = tuning_override();
     onesweep_sort<U, V>(j);
   }
