@@ -66,12 +66,6 @@ void fill_payload(std::byte* rec, std::size_t bytes, std::size_t key_off, std::s
   }
 }
 
-/// Where a FIFO or device output waits until it is complete.
-std::string default_spill_dir() {
-  const char* t = std::getenv("TMPDIR");
-  return t && *t ? t : "/tmp";
-}
-
 }  // namespace
 
 std::string gen_help() { return std::string(gen_head) + layout_help + gen_tail + dist_help; }
@@ -115,7 +109,7 @@ int gen_command(const std::vector<std::string>& args) {
   const std::uint64_t piece = whole ? std::max<std::uint64_t>(n, 1) : std::uint64_t(1) << 20;
 
   io::install_signal_handlers("radix gen", "");
-  const std::string spill = default_spill_dir();
+  const std::string spill = io::system_temp_folder();
   std::vector<std::string> folders = {io::dir_of(io::follow_links(pos[0]))};
   if (!values_path.empty()) folders.push_back(io::dir_of(io::follow_links(values_path)));
   io::recover_folders("radix gen", folders);

@@ -468,7 +468,8 @@ void commit_pair(output_file& keys, output_file& values) {
   commit_step();
   values.give_name();
   commit_step();
-  const bool one_folder = absolute(keys.dir_) == absolute(values.dir_);
+  // "." and the same folder spelled absolutely are one folder: one record.
+  const bool one_folder = dir_of(absolute(keys.dir_ + "/x")) == dir_of(absolute(values.dir_ + "/x"));
   fsync_dir(keys.dir_);
   if (!one_folder) fsync_dir(values.dir_);
 
@@ -663,6 +664,11 @@ std::vector<std::string> recover(const std::string& dir, bool dry_run, bool temp
     }
   }
   return out;
+}
+
+std::string system_temp_folder() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
 }
 
 bool is_folder(const std::string& dir) {

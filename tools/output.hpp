@@ -89,6 +89,9 @@ void commit_pair(output_file& keys, output_file& values);
 /// the temporaries alone.
 std::vector<std::string> recover(const std::string& dir, bool dry_run = false, bool temporaries = true);
 
+/// $TMPDIR, else /tmp: where a FIFO or device output waits until it is complete.
+std::string system_temp_folder();
+
 /// Whether `dir` is a folder this process can list.
 bool is_folder(const std::string& dir);
 

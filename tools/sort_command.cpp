@@ -596,10 +596,7 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
 std::string default_tmpdir(const std::string& out) {
   const std::string real = io::follow_links(out);
   struct stat st {};
-  if (::stat(real.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    const char* t = std::getenv("TMPDIR");
-    return t && *t ? t : "/tmp";
-  }
+  if (::stat(real.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return io::system_temp_folder();
   return io::dir_of(real);
 }
 
