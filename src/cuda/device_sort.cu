@@ -84,64 +84,70 @@ void validate(const sort_request& r, bool check_pointers) {
 
 namespace {
 
-std::size_t aligned(std::size_t x) { return (x + 255) / 256 * 256; }
-
 using radix::cuda::variant;
 
 bool is_multipass(const variant& v) { return v.algo != algorithm::onesweep; }
 
 multipass_variant to_multipass(const variant& v) { return {v.algo, v.digit_bits, v.tile, v.coalesced}; }
 
-/// Values that ride along in the scatter (Onesweep: 1 to 16 bytes; the seed
-/// algorithms: 4 and 8).
-bool native_values(const sort_request& r, bool check_alignment, const variant& algo) {
-  const std::size_t v = r.value_bytes;
-  if (is_multipass(algo) ? (v != 4 && v != 8) : (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)) return false;
-  return !check_alignment || reinterpret_cast<std::uintptr_t>(r.values) % v == 0;
+/// What the chosen algorithm moves natively: Onesweep 1 to 16 bytes of
+/// values, the multipass algorithms 4 and 8. The workspace is device memory
+/// the device sort lays out itself; a size query without pointers plans
+/// values aligned, as device allocations are (a misaligned sort then asks
+/// for more and says so).
+core::engine_caps caps_of(const variant& algo) {
+  core::engine_caps c;
+  c.native_value_sizes = is_multipass(algo) ? (1u << 4) | (1u << 8) : (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8) | (1u << 16);
+  c.host_workspace = false;
+  c.values_at = core::value_address::device;
+  return c;
 }
-
-int generic_index_bytes(std::uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
 
 template <class U, class V>
 void require_compiled(const variant& algo) {
-  if (is_multipass(algo)) {
-    if constexpr (!multipass_compiled<U, V>())
-      throw engine_unavailable("radix: this build of the CUDA engine (RADIX_CUDA_TYPES=dev) has no " +
-                               radix::cuda::to_string(algo) + " kernels for " + std::to_string(sizeof(U)) +
-                               "-byte keys with " +
-                               (std::is_same_v<V, no_value> ? std::string("no values")
-                                                            : std::to_string(sizeof(V)) + "-byte values"));
-    return;
-  }
-  if constexpr (!onesweep_compiled<U, V>())
-    throw engine_unavailable("radix: this build of the CUDA engine (RADIX_CUDA_TYPES=dev) has no kernels for " +
+  const auto missing = [&](const std::string& what) {
+    throw engine_unavailable("radix: this build of the CUDA engine (RADIX_CUDA_TYPES=dev) has no " + what + "kernels for " +
                              std::to_string(sizeof(U)) + "-byte keys with " +
                              (std::is_same_v<V, no_value> ? std::string("no values")
                                                           : std::to_string(sizeof(V)) + "-byte values"));
+  };
+  if (is_multipass(algo)) {
+    if constexpr (!multipass_compiled<U, V>()) missing(radix::cuda::to_string(algo) + " ");
+    return;
+  }
+  if constexpr (!onesweep_compiled<U, V>()) missing("");
+}
+
+sort_mode mode_of(const core::sort_plan& p) {
+  switch (p.route) {
+    case core::value_route::none: return sort_mode::keys;
+    case core::value_route::native: return sort_mode::pairs;
+    default: return sort_mode::argsort;  // indices out, or the index of the via_index route
+  }
 }
 
 template <class U, class V>
-std::size_t typed_workspace(sort_mode m, std::uint64_t n, const variant& algo) {
+std::size_t typed_workspace(const core::sort_plan& p, const variant& algo) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
-    if constexpr (multipass_compiled<U, V>()) return multipass_workspace_bytes<U, V>(m, n, to_multipass(algo));
+    if constexpr (multipass_compiled<U, V>()) return multipass_workspace_bytes<U, V>(mode_of(p), p.n, to_multipass(algo));
     return 0;
   }
-  if constexpr (onesweep_compiled<U, V>()) return onesweep_workspace_bytes<U, V>(m, n, tuning_override());
+  if constexpr (onesweep_compiled<U, V>()) return onesweep_workspace_bytes<U, V>(mode_of(p), p.n, tuning_override());
   return 0;
 }
 
-/// The fields every algorithm's job shares, filled from the request.
+/// The fields every algorithm's job shares, from the plan.
 template <class Job, class U, class V>
-Job job_for(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s) {
+Job job_for(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t wsb, cudaStream_t s) {
   Job j;
-  j.mode = m;
-  j.keys = static_cast<U*>(r.keys);
+  j.mode = mode_of(p);
+  j.keys = keys;
   j.values = values;
-  j.n = r.n;
-  j.codec = core::make_codec<U>(r.key, r.opts.direction, r.opts.floats);
-  j.begin_bit = r.opts.begin_bit;
-  j.end_bit = r.opts.end_bit;
+  j.n = p.n;
+  j.codec = p.codec<U>();
+  j.begin_bit = p.begin_bit;
+  j.end_bit = p.end_bit;
   j.workspace = ws;
   j.workspace_bytes = wsb;
   j.stream = s;
@@ -149,81 +155,68 @@ Job job_for(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t
 }
 
 template <class U, class V>
-void typed_sort(sort_mode m, const sort_request& r, V* values, void* ws, std::size_t wsb, cudaStream_t s,
+void typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t wsb, cudaStream_t s,
                 const variant& algo) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) {
-      auto j = job_for<multipass_job<U, V>, U>(m, r, values, ws, wsb, s);
+      auto j = job_for<multipass_job<U, V>>(p, keys, values, ws, wsb, s);
       j.variant = to_multipass(algo);
       multipass_sort<U, V>(j);
     }
     return;
   }
   if constexpr (onesweep_compiled<U, V>()) {
-    auto j = job_for<onesweep_job<U, V>, U>(m, r, values, ws, wsb, s);
+    auto j = job_for<onesweep_job<U, V>>(p, keys, values, ws, wsb, s);
     j.digit_bits = algo.digit_bits;
     j.tuning = tuning_override();
     onesweep_sort<U, V>(j);
   }
 }
 
-/// Calls f.template operator()<V>() with the value type of the request.
-template <class F>
-decltype(auto) with_value_type(const sort_request& r, F&& f) {
-  if (r.op == operation::keys) return f.template operator()<no_value>();
-  if (r.op == operation::argsort)
-    return r.index_bytes == 4 ? f.template operator()<std::uint32_t>() : f.template operator()<std::uint64_t>();
-  switch (r.value_bytes) {
-    case 1: return f.template operator()<std::uint8_t>();
-    case 2: return f.template operator()<std::uint16_t>();
-    case 4: return f.template operator()<std::uint32_t>();
-    case 8: return f.template operator()<std::uint64_t>();
-    default: return f.template operator()<v128>();
-  }
+/// The via_index route's device workspace: the argsort's own, the
+/// permutation, and the gathered keys and values (copied back over the
+/// caller's at the end).
+struct index_route {
+  core::workspace_layout layout{device_alignment};
+  int argsort = -1, perm = -1, keys = -1, values = -1;
+};
+
+template <class U, class I>
+index_route index_route_layout(const core::sort_plan& p, const variant& algo) {
+  index_route w;
+  w.argsort = w.layout.add("argsort", typed_workspace<U, I>(p, algo));
+  w.perm = w.layout.add("permutation", p.n * p.index_bytes);
+  w.keys = w.layout.add("gathered keys", p.n * p.key_bytes);
+  w.values = w.layout.add("gathered values", p.n * p.value_bytes);
+  return w;
 }
 
-sort_mode mode_of(operation op) {
-  return op == operation::keys ? sort_mode::keys : op == operation::pairs ? sort_mode::pairs : sort_mode::argsort;
+/// with_types hands the via_index route its index type as V.
+std::size_t planned_workspace(const core::sort_plan& p, const variant& algo) {
+  return core::with_types<v128>(p, [&]<class U, class V>() -> std::size_t {
+    if (p.route == core::value_route::via_index) return index_route_layout<U, V>(p, algo).layout.total();
+    return typed_workspace<U, V>(p, algo);
+  });
 }
 
-template <class U>
-std::size_t width_workspace(const sort_request& r, const variant& algo) {
-  if (r.op == operation::pairs && !native_values(r, r.values != nullptr, algo)) {
-    // argsort into scratch, then gather keys and values
-    const int ib = generic_index_bytes(r.n);
-    const std::size_t inner = ib == 4 ? typed_workspace<U, std::uint32_t>(sort_mode::argsort, r.n, algo)
-                                      : typed_workspace<U, std::uint64_t>(sort_mode::argsort, r.n, algo);
-    return aligned(inner) + aligned(r.n * ib) + aligned(r.n * r.key.bytes) + aligned(r.n * r.value_bytes);
-  }
-  return with_value_type(r, [&]<class V>() { return typed_workspace<U, V>(mode_of(r.op), r.n, algo); });
-}
-
-template <class U>
-void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {
-  if (r.op == operation::pairs && !native_values(r, true, algo)) {
-    const int ib = generic_index_bytes(r.n);
-    sort_request a = r;
-    a.op = operation::argsort;
-    a.index_bytes = std::uint8_t(ib);
-    const std::size_t inner = width_workspace<U>(a, algo);
-    auto* base = static_cast<unsigned char*>(ws);
-    void* perm = base + aligned(inner);
-    void* tkeys = static_cast<unsigned char*>(perm) + aligned(r.n * ib);
-    void* tvals = static_cast<unsigned char*>(tkeys) + aligned(r.n * r.key.bytes);
-    a.indices = perm;
-    if (ib == 4)
-      typed_sort<U, std::uint32_t>(sort_mode::argsort, a, static_cast<std::uint32_t*>(perm), ws, inner, s, algo);
-    else
-      typed_sort<U, std::uint64_t>(sort_mode::argsort, a, static_cast<std::uint64_t*>(perm), ws, inner, s, algo);
-    gather_bytes(tkeys, r.keys, r.key.bytes, perm, ib, r.n, s);
-    gather_bytes(tvals, r.values, r.value_bytes, perm, ib, r.n, s);
-    RADIX_CUDA_CHECK(cudaMemcpyAsync(r.keys, tkeys, r.n * r.key.bytes, cudaMemcpyDeviceToDevice, s));
-    RADIX_CUDA_CHECK(cudaMemcpyAsync(r.values, tvals, r.n * r.value_bytes, cudaMemcpyDeviceToDevice, s));
-    return;
-  }
-  void* vals = r.op == operation::argsort ? r.indices : r.values;
-  with_value_type(r, [&]<class V>() { typed_sort<U, V>(mode_of(r.op), r, static_cast<V*>(vals), ws, wsb, s, algo); });
+void planned_sort(const core::sort_plan& p, const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s,
+               const variant& algo) {
+  core::with_types<v128>(p, [&]<class U, class V>() {
+    auto* keys = static_cast<U*>(r.keys);
+    if (p.route != core::value_route::via_index) {
+      void* vals = p.route == core::value_route::indices ? r.indices : r.values;
+      return typed_sort<U, V>(p, keys, static_cast<V*>(vals), ws, wsb, s, algo);
+    }
+    const index_route w = index_route_layout<U, V>(p, algo);
+    const auto at = w.layout.carve({static_cast<std::byte*>(ws), wsb});
+    auto* perm = reinterpret_cast<V*>(at[w.perm]);
+    typed_sort<U, V>(p, keys, perm, at[w.argsort], w.layout.bytes(w.argsort), s, algo);
+    gather_bytes(at[w.keys], r.keys, p.key_bytes, perm, p.index_bytes, p.n, s);
+    gather_bytes(at[w.values], r.values, p.value_bytes, perm, p.index_bytes, p.n, s);
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(r.keys, at[w.keys], p.n * p.key_bytes, cudaMemcpyDeviceToDevice, s));
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(r.values, at[w.values], p.n * p.value_bytes, cudaMemcpyDeviceToDevice, s));
+  });
 }
 
 }  // namespace
@@ -232,23 +225,13 @@ void width_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s
 /// its own choice); `algo` applies to 1- to 8-byte keys.
 std::size_t device_workspace(const sort_request& r, const variant& algo) {
   if (radix::detail::is_wide_key(r.key)) return wide_request_workspace(r);
-  switch (r.key.bytes) {
-    case 1: return width_workspace<std::uint8_t>(r, algo);
-    case 2: return width_workspace<std::uint16_t>(r, algo);
-    case 4: return width_workspace<std::uint32_t>(r, algo);
-    default: return width_workspace<std::uint64_t>(r, algo);
-  }
+  return planned_workspace(core::plan_sort(r, caps_of(algo)), algo);
 }
 
 void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {
   if (r.n == 0) return;
   if (radix::detail::is_wide_key(r.key)) return wide_request_sort(r, ws, wsb, s);
-  switch (r.key.bytes) {
-    case 1: return width_sort<std::uint8_t>(r, ws, wsb, s, algo);
-    case 2: return width_sort<std::uint16_t>(r, ws, wsb, s, algo);
-    case 4: return width_sort<std::uint32_t>(r, ws, wsb, s, algo);
-    default: return width_sort<std::uint64_t>(r, ws, wsb, s, algo);
-  }
+  planned_sort(core::plan_sort(r, caps_of(algo)), r, ws, wsb, s, algo);
 }
 
 std::size_t device_workspace(const sort_request& r) { return device_workspace(r, radix::cuda::choose(r)); }

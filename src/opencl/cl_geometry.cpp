@@ -58,14 +58,14 @@ namespace {
 /// most keys per item (up to cs_keys, at most 15) whose tile fits in local
 /// memory, and cs_groups groups per compute unit each walking a contiguous
 /// chunk of whole tiles.
-geometry chunked_geometry(const queue_facts& f, const sort_request& r) {
+geometry chunked_geometry(const queue_facts& f, const core::sort_plan& r) {
   geometry g;
   const policy& p = f.pol;
   const std::uint64_t n = std::max<std::uint64_t>(r.n, 1);
   g.chunked = true;
   g.slots = n;
   g.wide = n >= four_g;
-  const std::size_t kb = r.key.bytes, vb = carried_bytes(r);
+  const std::size_t kb = r.key_bytes, vb = r.payload_bytes;
   const std::uint64_t room = f.info.local_mem;
   const unsigned I = p.cs_items;
   // At most 15 keys an item: its counters are 4-bit lanes (rx_cs_reorder).
@@ -76,7 +76,7 @@ geometry chunked_geometry(const queue_facts& f, const sort_request& r) {
     throw device_error("radix: the OpenCL device's local memory (" + std::to_string(f.info.local_mem) +
                        " bytes) is too small for the chunked local-sort path with cs_items=" + std::to_string(I) +
                        "; set local_sort=0 or fewer cs_items in RADIX_OPENCL_POLICY");
-  int bits = r.opts.digit_bits > 0 ? r.opts.digit_bits : p.digit_bits;
+  int bits = r.digit_bits > 0 ? r.digit_bits : p.digit_bits;
   g.digit_bits = std::clamp(bits, 1, 8);
   g.per_item = k;
   const std::uint64_t tile = std::uint64_t(I) * k, tiles = ceil_div(n, tile);
@@ -88,19 +88,19 @@ geometry chunked_geometry(const queue_facts& f, const sort_request& r) {
 
 /// The local-sort geometry: the widest digit (up to the asked one) and then
 /// the most keys per item (up to ls_keys) that fit in local memory.
-geometry local_sort_geometry(const queue_facts& f, const sort_request& r) {
+geometry local_sort_geometry(const queue_facts& f, const core::sort_plan& r) {
   geometry g;
   const policy& p = f.pol;
   const std::uint64_t n = std::max<std::uint64_t>(r.n, 1);
   g.local_sort = true;
   g.slots = n;
   g.wide = n >= four_g;
-  const std::size_t kb = r.key.bytes, vb = carried_bytes(r);
+  const std::size_t kb = r.key_bytes, vb = r.payload_bytes;
   const std::uint64_t room = f.info.local_mem > 2048 ? f.info.local_mem - 1024 : f.info.local_mem;
   const unsigned I = std::max(1u, p.ls_items);
   // A tile's slots are ushort counters: T = I x K < 2^16.
   const unsigned kmax = std::max(1u, std::min<unsigned>(p.ls_keys, 65535u / I));
-  int bits = r.opts.digit_bits > 0 ? r.opts.digit_bits : p.digit_bits;
+  int bits = r.digit_bits > 0 ? r.digit_bits : p.digit_bits;
   bits = std::clamp(bits, 1, 8);  // 2^r x I ushort counters: wider digits do not fit anywhere useful
   unsigned k = 0;
   for (;; --bits) {
@@ -123,7 +123,7 @@ geometry local_sort_geometry(const queue_facts& f, const sort_request& r) {
 
 }  // namespace
 
-geometry geometry_for(const queue_facts& f, const sort_request& r) {
+geometry geometry_for(const queue_facts& f, const core::sort_plan& r) {
   if (f.pol.local_sort == 2) return chunked_geometry(f, r);
   if (f.pol.local_sort) return local_sort_geometry(f, r);
   geometry g;
@@ -138,7 +138,7 @@ geometry geometry_for(const queue_facts& f, const sort_request& r) {
   g.slots = g.items * g.chunk;
   g.wide = g.slots >= four_g;
   const std::uint64_t pos = g.wide ? 8 : 4;
-  int bits = r.opts.digit_bits > 0 ? r.opts.digit_bits : p.digit_bits;
+  int bits = r.digit_bits > 0 ? r.digit_bits : p.digit_bits;
   bits = std::clamp(bits, 1, 16);
   // Helluy's S = 2^r x I x sizeof(counter) < local memory (§3.2.1), with
   // room left for the compiler's own use.

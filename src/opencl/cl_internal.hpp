@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "radix/core/sort_plan.hpp"
 #include "radix/opencl.hpp"
 
 namespace radix::opencl::detail {
@@ -130,17 +131,14 @@ codec_args codec_for(key_desc key, order dir, float_order floats);
 constexpr std::uint64_t four_g = 0x100000000ull;
 inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-/// Values the reorder carries natively.
-inline bool native_value(std::size_t b) { return b == 1 || b == 2 || b == 4 || b == 8; }
-
-/// Bytes of the payload the reorder moves with each key (0: keys only).
-inline std::size_t carried_bytes(const sort_request& r) {
-  switch (r.op) {
-    case operation::keys: return 0;
-    case operation::argsort: return r.index_bytes;
-    case operation::pairs: return native_value(r.value_bytes) ? r.value_bytes : (r.n <= four_g ? 4 : 8);
-  }
-  return 0;
+/// What the reorder carries natively (values of 1, 2, 4 and 8 bytes; others
+/// through an index), for core::plan_sort. Buffers are handles: the plan
+/// does not judge their alignment.
+inline core::engine_caps device_caps() {
+  core::engine_caps c;
+  c.host_workspace = false;
+  c.values_at = core::value_address::buffer_handle;
+  return c;
 }
 
 /// Geometry of one sort (cl_geometry.cpp): rows (items), row length, padded slots.
@@ -158,7 +156,7 @@ struct geometry {
   // group (a multiple of the tile, cs_items x per_item), `slots` = n.
   bool chunked = false;
 };
-geometry geometry_for(const queue_facts& f, const sort_request& req);
+geometry geometry_for(const queue_facts& f, const core::sort_plan& plan);
 
 /// Internal entry: sorts with `ws` (a workspace buffer, or null: allocate),
 /// recording phase times when `profile` is given.

@@ -13,6 +13,7 @@
 #include "cl_internal.hpp"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/core/pass_plan.hpp"
+#include "radix/core/sort_plan.hpp"
 #include "radix/error.hpp"
 
 namespace radix::opencl::detail {
@@ -22,46 +23,50 @@ namespace {
 
 std::uint64_t round_up(std::uint64_t a, std::uint64_t b) { return ceil_div(a, b) * b; }
 
-/// The scratch buffers of one sort, in the order they are carved.
+/// The scratch of one sort: two key and two payload buffers, the histogram,
+/// the scan sums, and for the index route the permutation and the values'
+/// copy. Slices are at least a byte (a buffer of their own cannot be empty)
+/// and aligned to the device's base alignment, from offset 0 of a workspace
+/// buffer.
 struct layout {
   geometry geo;
-  std::size_t carried = 0;
-  std::uint64_t keys_bytes = 0, vals_bytes = 0, hist_bytes = 0, sums_bytes = 0, perm_bytes = 0, copy_bytes = 0;
+  core::workspace_layout slices;
+  enum : int { keys0, keys1, vals0, vals1, hist, sums, perm, copy };
   unsigned parts = 1;
   std::uint64_t part_len = 0;
   unsigned blocks = 1;              // the chunked scan: blocks of block_rows chunks
   std::uint64_t block_rows = 1;
-  std::uint64_t total(std::size_t align) const {
-    std::uint64_t t = 0;
-    for (std::uint64_t b : {keys_bytes, keys_bytes, vals_bytes, vals_bytes, hist_bytes, sums_bytes, perm_bytes,
-                            copy_bytes})
-      t += round_up(std::max<std::uint64_t>(b, 1), align);
-    return t;
-  }
+  std::uint64_t total() const { return slices.aligned_total(); }
 };
 
-layout layout_for(const queue_facts& f, const sort_request& r) {
+layout layout_for(const queue_facts& f, const core::sort_plan& p) {
   layout l;
-  l.geo = geometry_for(f, r);
-  l.carried = carried_bytes(r);
+  l.geo = geometry_for(f, p);
   const std::uint64_t pos = l.geo.wide ? 8 : 4;
-  l.keys_bytes = l.geo.slots * r.key.bytes;
-  l.vals_bytes = l.geo.slots * l.carried;
+  const std::uint64_t keys_bytes = l.geo.slots * p.key_bytes, vals_bytes = l.geo.slots * p.payload_bytes;
   const std::uint64_t hist_len = (std::uint64_t(1) << l.geo.digit_bits) * l.geo.items;
-  l.hist_bytes = hist_len * pos;
   l.parts = unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(f.pol.scan_parts, ceil_div(hist_len, f.pol.scan_items))));
   l.part_len = ceil_div(hist_len, l.parts);
-  l.sums_bytes = std::uint64_t(l.parts) * pos;
+  std::uint64_t sums_bytes = std::uint64_t(l.parts) * pos;
   if (l.geo.chunked) {
     // The chunked scan's block sums: one row of 2^r per block of chunks.
     l.blocks = unsigned(std::clamp<std::uint64_t>(f.pol.cs_scan_blocks, 1, l.geo.items));
     l.block_rows = ceil_div(l.geo.items, l.blocks);
     l.blocks = unsigned(ceil_div(l.geo.items, l.block_rows));
-    l.sums_bytes = std::max<std::uint64_t>(l.sums_bytes, (std::uint64_t(l.blocks) << l.geo.digit_bits) * pos);
+    sums_bytes = std::max<std::uint64_t>(sums_bytes, (std::uint64_t(l.blocks) << l.geo.digit_bits) * pos);
   }
-  if (r.op == operation::pairs && !native_value(r.value_bytes)) {
-    l.perm_bytes = r.n * l.carried;
-    l.copy_bytes = r.n * r.value_bytes;
+  const bool via_index = p.route == core::value_route::via_index;
+  l.slices = core::workspace_layout(f.info.base_align);
+  auto add = [&](const char* name, std::uint64_t bytes) { l.slices.add(name, std::max<std::uint64_t>(bytes, 1)); };
+  add("keys 0", keys_bytes);
+  add("keys 1", keys_bytes);
+  add("values 0", vals_bytes);
+  add("values 1", vals_bytes);
+  add("histogram", hist_len * pos);
+  add("scan sums", sums_bytes);
+  if (via_index) {
+    add("permutation", p.n * p.index_bytes);
+    add("values copy", p.n * p.value_bytes);
   }
   return l;
 }
@@ -95,25 +100,19 @@ struct mem {
   ref at() const { return {m, off}; }
 };
 
-/// Hands out scratch regions: stretches of the caller's workspace, or
+/// Hands out the layout's slices: stretches of the caller's workspace, or
 /// buffers of their own when there is none.
 class carver {
  public:
-  carver(const queue_facts& f, cl_mem ws, std::size_t ws_bytes) : f_(f), ws_(ws), ws_bytes_(ws_bytes) {}
-  mem take(std::uint64_t bytes, const char* what) {
-    bytes = std::max<std::uint64_t>(bytes, 1);
-    cl_int err = CL_SUCCESS;
-    if (ws_) {
-      const std::uint64_t size = round_up(bytes, f_.info.base_align);
-      if (at_ + size > ws_bytes_) throw out_of_memory("radix: OpenCL workspace too small");
-      mem region(ws_, at_, false);
-      at_ += size;
-      return region;
-    }
+  carver(const queue_facts& f, const core::workspace_layout& l, cl_mem ws) : f_(f), l_(l), ws_(ws) {}
+  mem take(int slice) {
+    if (ws_) return mem(ws_, l_.offset(slice), false);
+    const std::uint64_t bytes = l_.bytes(slice);
     if (bytes > f_.info.max_alloc)
-      throw out_of_memory("radix: OpenCL scratch buffer '" + std::string(what) + "' of " + std::to_string(bytes) +
-                          " bytes is larger than the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE (" +
+      throw out_of_memory("radix: OpenCL scratch buffer '" + std::string(l_.name(slice)) + "' of " +
+                          std::to_string(bytes) + " bytes is larger than the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE (" +
                           std::to_string(f_.info.max_alloc) + ")");
+    cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(f_.context, CL_MEM_READ_WRITE, std::size_t(bytes), nullptr, &err);
     if (err == CL_INVALID_BUFFER_SIZE || err == CL_OUT_OF_RESOURCES) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     check(err, "clCreateBuffer");
@@ -122,9 +121,8 @@ class carver {
 
  private:
   const queue_facts& f_;
+  const core::workspace_layout& l_;
   cl_mem ws_;
-  std::size_t ws_bytes_;
-  std::uint64_t at_ = 0;
 };
 
 enum class phase { transpose, histogram, scan, reorder, other };
@@ -209,7 +207,7 @@ void check_key(const sort_request& r) {
 std::size_t workspace_impl(const queue_facts& f, const sort_request& r) {
   check_key(r);
   if (r.n < 2) return 0;
-  return std::size_t(layout_for(f, r).total(f.info.base_align));
+  return std::size_t(layout_for(f, core::plan_sort(r, device_caps())).total());
 }
 
 void sort_impl(const sort_request& r, cl_command_queue q, cl_mem ws, std::size_t ws_bytes, phase_times* profile) {
@@ -222,18 +220,19 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
   check_key(r);
   const std::uint64_t n = r.n;
   const ref K{static_cast<cl_mem>(r.keys), 0};
-  const int end_bit = r.opts.end_bit < 0 ? r.key.bits() : r.opts.end_bit;
-  const layout l = layout_for(f, r);
-  if (ws && ws_bytes < l.total(f.info.base_align))
+  const core::sort_plan rp = core::plan_sort(r, device_caps());
+  const layout l = layout_for(f, rp);
+  if (ws && ws_bytes < l.total())
     throw out_of_memory("radix: OpenCL workspace of " + std::to_string(ws_bytes) + " bytes is too small; this sort needs " +
-                        std::to_string(l.total(f.info.base_align)));
-  if (!ws && l.total(f.info.base_align) > f.info.global_mem)
-    throw out_of_memory("radix: this OpenCL sort needs " + std::to_string(l.total(f.info.base_align)) +
+                        std::to_string(l.total()));
+  if (!ws && l.total() > f.info.global_mem)
+    throw out_of_memory("radix: this OpenCL sort needs " + std::to_string(l.total()) +
                         " bytes of scratch; the device has " + std::to_string(f.info.global_mem));
   launcher run(q, profile != nullptr);
 
-  const core::pass_plan plan = core::plan_passes(r.opts.begin_bit, end_bit, l.geo.digit_bits);
-  const program_key pk{int(r.key.bytes), int(l.carried), l.geo.wide, l.geo.chunked ? int(l.geo.per_item) : 1};
+  // The geometry's digit width is already the request's where it names one.
+  const core::pass_plan plan = core::plan_passes(rp.begin_bit, rp.end_bit, l.geo.digit_bits);
+  const program_key pk{rp.key_bytes, rp.payload_bytes, l.geo.wide, l.geo.chunked ? int(l.geo.per_item) : 1};
 
   if (n < 2 && r.op != operation::argsort) return;
   cl_program prog = get_program(f.context, f.device, f.pol, pk);
@@ -250,24 +249,26 @@ void sort_with(const queue_facts& f, const sort_request& r, cl_command_queue q, 
   }
   if (n < 2 || plan.count == 0) return;
 
-  carver c(f, ws, ws_bytes);
-  mem S[2] = {c.take(l.keys_bytes, "keys 0"), c.take(l.keys_bytes, "keys 1")};
-  mem SV[2] = {c.take(l.vals_bytes, "values 0"), c.take(l.vals_bytes, "values 1")};
-  mem H = c.take(l.hist_bytes, "histogram"), sums = c.take(l.sums_bytes, "scan sums");
+  carver c(f, l.slices, ws);
+  mem S[2] = {c.take(layout::keys0), c.take(layout::keys1)};
+  mem SV[2] = {c.take(layout::vals0), c.take(layout::vals1)};
+  mem H = c.take(layout::hist), sums = c.take(layout::sums);
   mem perm, copy;
-  const bool via_index = r.op == operation::pairs && !native_value(r.value_bytes);
+  const bool via_index = rp.route == core::value_route::via_index;
   if (via_index) {
-    perm = c.take(l.perm_bytes, "permutation");
-    copy = c.take(l.copy_bytes, "values copy");
+    perm = c.take(layout::perm);
+    copy = c.take(layout::copy);
   }
 
   const geometry& g = l.geo;
-  const std::uint64_t kb = r.key.bytes, vb = l.carried;
+  const std::uint64_t kb = rp.key_bytes, vb = rp.payload_bytes;
   const std::size_t ve = std::max<std::size_t>(vb, 1);  // element of the value arrays (uchar when keys only)
-  const bool gen_index = r.op == operation::argsort || via_index;
+  const bool gen_index = rp.route == core::value_route::indices || via_index;
   // Where the payload starts and where the final keys / payload land.
-  const ref V{r.op == operation::pairs && !via_index ? static_cast<cl_mem>(r.values) : nullptr, 0};
-  const ref final_vals = r.op == operation::argsort ? ref{static_cast<cl_mem>(r.indices), 0} : via_index ? perm.at() : V;
+  const ref V{rp.route == core::value_route::native ? static_cast<cl_mem>(r.values) : nullptr, 0};
+  const ref final_vals = rp.route == core::value_route::indices ? ref{static_cast<cl_mem>(r.indices), 0}
+                         : via_index                             ? perm.at()
+                                                                 : V;
 
   // Source of pass 0: the caller's keys, or a (transposed) copy in S[1].
   ref src_k = K, src_v = V;

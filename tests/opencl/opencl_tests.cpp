@@ -363,7 +363,7 @@ void sort_on_device(od::host_device& dev, const path_config& c, const radix::sor
 /// this device's local memory x items); Helluy's path: the row length.
 std::uint64_t tile_of(od::host_device& dev, const path_config& c, const radix::sort_request& req) {
   const od::queue_facts f = facts_for(dev, c.mode == 0 ? path_config{1} : c);
-  const od::geometry g = od::geometry_for(f, req);
+  const od::geometry g = od::geometry_for(f, radix::core::plan_sort(req, od::device_caps()));
   return g.chunked ? std::uint64_t(f.pol.cs_items) * g.per_item : g.chunk;
 }
 
@@ -480,7 +480,7 @@ TEST(OpenclPaths, LocalSortGeometryFitsLocalMemory) {
     for (std::size_t vb : {0, 1, 2, 4, 8}) {
       radix::sort_request req = width_request(kb, vb);
       req.n = 1 << 20;
-      const od::geometry g = od::geometry_for(f, req);
+      const od::geometry g = od::geometry_for(f, radix::core::plan_sort(req, od::device_caps()));
       SCOPED_TRACE("kb " + std::to_string(kb) + " vb " + std::to_string(vb));
       EXPECT_TRUE(g.local_sort);
       EXPECT_GE(g.per_item, 1u);
@@ -509,7 +509,7 @@ TEST(OpenclPaths, ChunkedGeometryFitsLocalMemory) {
         radix::sort_request req = width_request(kb, vb);
         req.n = (1 << 24) + 7;
         req.opts.digit_bits = 11;
-        const od::geometry g = od::geometry_for(f, req);
+        const od::geometry g = od::geometry_for(f, radix::core::plan_sort(req, od::device_caps()));
         SCOPED_TRACE("kb " + std::to_string(kb) + " vb " + std::to_string(vb) + " at_local " +
                      std::to_string(at_local));
         EXPECT_TRUE(g.chunked);

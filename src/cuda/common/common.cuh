@@ -9,12 +9,18 @@
 #include <string>
 #include <type_traits>
 
+#include "radix/core/sort_plan.hpp"
 #include "radix/error.hpp"
 
 namespace radix::cuda_detail {
 
-/// Value type of a keys-only sort.
-struct no_value {};
+/// Value type of a keys-only sort (the plan's, so that core::with_types
+/// hands the kernels their own types).
+using no_value = core::no_value;
+
+/// Alignment of every device workspace slice: cudaMalloc's granule, so that a
+/// slice starts as a fresh allocation would.
+constexpr std::uint64_t device_alignment = 256;
 
 /// What a sort moves: keys, keys and values, or keys and generated indices.
 enum class sort_mode : int { keys = 0, pairs = 1, argsort = 2 };

@@ -15,8 +15,6 @@
 
 namespace radix::cuda_detail {
 
-inline std::size_t multipass_align(std::size_t x) { return (x + 255) / 256 * 256; }
-
 inline multipass_tile_shape multipass_shape(const multipass_variant& v) {
   switch (v.algo) {
     case algorithm::reduce_then_scan: return sm90_rts_tiles[v.tile];
@@ -25,46 +23,36 @@ inline multipass_tile_shape multipass_shape(const multipass_variant& v) {
   }
 }
 
-struct multipass_layout {
-  std::size_t control = 0, counts = 0, partials = 0, key_alt[2] = {0, 0}, value_alt = 0, prefix = 0, total = 0;
+/// The device workspace: control, tile counts (one row per digit of the
+/// widest pass), the scan's partials, key and value alternates, and four_way's
+/// element prefixes when it maps without coalescing.
+struct multipass_workspace {
+  core::workspace_layout layout{device_alignment};
+  int control = -1, counts = -1, partials = -1, key_alt[2] = {-1, -1}, value_alt = -1, prefix = -1;
   std::uint64_t tiles = 0, matrix = 0;
 };
 
-inline multipass_layout multipass_layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
-                                   const multipass_variant& v) {
-  multipass_layout l;
+inline multipass_workspace multipass_layout(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
+                                            const multipass_variant& v) {
+  multipass_workspace w;
   const multipass_tile_shape shape = multipass_shape(v);
-  l.tiles = (n + shape.tile() - 1) / shape.tile();
-  l.matrix = l.tiles << v.digit_bits;  // the widest pass's rows
-  std::size_t at = 0;
-  l.control = at;
-  at = multipass_align(at + sizeof(multipass_control));
-  l.counts = at;
-  at = multipass_align(at + l.matrix * 4);
-  l.partials = at;
-  at = multipass_align(at + matrix_scan::chunks(l.matrix) * 4);
-  l.key_alt[0] = at;
-  at = multipass_align(at + n * key_bytes);
-  if (mode == sort_mode::argsort) {
-    l.key_alt[1] = at;
-    at = multipass_align(at + n * key_bytes);
-  }
-  if (mode != sort_mode::keys) {
-    l.value_alt = at;
-    at = multipass_align(at + n * value_bytes);
-  }
-  if (v.algo == algorithm::four_way && !v.coalesced) {
-    l.prefix = at;
-    at = multipass_align(at + n * 4);
-  }
-  l.total = at;
-  return l;
+  w.tiles = (n + shape.tile() - 1) / shape.tile();
+  w.matrix = w.tiles << v.digit_bits;
+  auto& l = w.layout;
+  w.control = l.add("control", sizeof(multipass_control));
+  w.counts = l.add("tile counts", w.matrix * 4);
+  w.partials = l.add("scan partials", matrix_scan::chunks(w.matrix) * 4);
+  w.key_alt[0] = l.add("key alternate", n * key_bytes);
+  if (mode == sort_mode::argsort) w.key_alt[1] = l.add("key alternate 2", n * key_bytes);
+  if (mode != sort_mode::keys) w.value_alt = l.add("value alternate", n * value_bytes);
+  if (v.algo == algorithm::four_way && !v.coalesced) w.prefix = l.add("element prefixes", n * 4);
+  return w;
 }
 
 template <class U, class V>
 std::size_t multipass_workspace_bytes(sort_mode mode, std::uint64_t n, const multipass_variant& v) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  return multipass_layout_for(mode, n, int(sizeof(U)), vb, v).total;
+  return multipass_layout(mode, n, int(sizeof(U)), vb, v).layout.total();
 }
 
 /// Raises a kernel's dynamic shared memory limit once per process. The kernel
@@ -159,30 +147,27 @@ void multipass_sort(const multipass_job<U, V>& job) {
                            " algorithm sorts at most 2^32 - 1 elements (" + std::to_string(n) +
                            " given); use algorithm::onesweep");
   cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
-  const int key_bits = int(sizeof(U)) * 8;
-  const int end_bit = job.end_bit < 0 ? key_bits : job.end_bit;
+  const int end_bit = job.end_bit;  // resolved by the plan
   const core::pass_plan plan = core::plan_passes(job.begin_bit, end_bit, v.digit_bits);
   if (plan.count > multipass_max_passes)
     throw invalid_argument("radix: " + std::to_string(plan.count) + " passes are more than the seed algorithms plan");
 
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  const multipass_layout l = multipass_layout_for(job.mode, n, int(sizeof(U)), vb, v);
-  if (job.workspace_bytes < l.total)
-    throw out_of_memory("radix: CUDA workspace of " + std::to_string(job.workspace_bytes) + " bytes is too small; " +
-                        std::to_string(l.total) + " needed");
-  auto* ws = static_cast<unsigned char*>(job.workspace);
+  const multipass_workspace w = multipass_layout(job.mode, n, int(sizeof(U)), vb, v);
+  const auto at = w.layout.carve({static_cast<std::byte*>(job.workspace), job.workspace_bytes});
+  const auto slice = [&]<class T>(int id) { return id >= 0 ? reinterpret_cast<T*>(at[id]) : nullptr; };
   multipass_params<U, V> p;
   p.keys = job.keys;
   p.values = job.values;
-  p.key_alt[0] = reinterpret_cast<U*>(ws + l.key_alt[0]);
-  p.key_alt[1] = job.mode == sort_mode::argsort ? reinterpret_cast<U*>(ws + l.key_alt[1]) : nullptr;
-  p.value_alt = job.mode != sort_mode::keys ? reinterpret_cast<V*>(ws + l.value_alt) : nullptr;
-  p.prefix = l.prefix ? reinterpret_cast<std::uint32_t*>(ws + l.prefix) : nullptr;
-  p.counts = reinterpret_cast<std::uint32_t*>(ws + l.counts);
-  p.partials = reinterpret_cast<std::uint32_t*>(ws + l.partials);
-  p.ctl = reinterpret_cast<multipass_control*>(ws + l.control);
+  p.key_alt[0] = slice.template operator()<U>(w.key_alt[0]);
+  p.key_alt[1] = slice.template operator()<U>(w.key_alt[1]);
+  p.value_alt = slice.template operator()<V>(w.value_alt);
+  p.prefix = slice.template operator()<std::uint32_t>(w.prefix);
+  p.counts = slice.template operator()<std::uint32_t>(w.counts);
+  p.partials = slice.template operator()<std::uint32_t>(w.partials);
+  p.ctl = slice.template operator()<multipass_control>(w.control);
   p.n = std::uint32_t(n);
-  p.num_tiles = std::uint32_t(l.tiles);
+  p.num_tiles = std::uint32_t(w.tiles);
   p.passes = plan.count;
   p.mode = job.mode;
   p.codec = job.codec;

@@ -66,37 +66,25 @@ struct onesweep_kernels {
   }
 };
 
-inline std::size_t align_up(std::size_t x, std::size_t a = 256) { return (x + a - 1) / a * a; }
-
-/// Pieces of the workspace, in order: key alternates, value alternate, control,
-/// ring (control and ring, adjacent, are zeroed together before each sort).
-struct ws_layout {
-  std::size_t control = 0, ring = 0, key_alt[2] = {0, 0}, value_alt = 0, total = 0;
-  bool needs_ring = false;
+/// The device workspace: key alternates, value alternate, control, ring
+/// (control and ring, adjacent, are zeroed together before each sort). A
+/// sort that fits one tile needs none.
+struct onesweep_workspace {
+  core::workspace_layout layout{device_alignment};
+  int key_alt[2] = {-1, -1}, value_alt = -1, control = -1, ring = -1;
 };
 
-inline ws_layout layout_for(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
-                            const ring_config& rc, bool use_single) {
-  ws_layout l;
-  if (use_single) return l;
-  std::size_t at = 0;
-  l.key_alt[0] = at;
-  at = align_up(at + n * key_bytes);
-  if (mode == sort_mode::argsort) {
-    l.key_alt[1] = at;
-    at = align_up(at + n * key_bytes);
-  }
-  if (mode != sort_mode::keys) {
-    l.value_alt = at;
-    at = align_up(at + n * value_bytes);
-  }
-  l.control = at;
-  at = align_up(at + sizeof(control));
-  l.ring = at;
-  at = align_up(at + (std::size_t(1) << rc.log2) * radix_size * sizeof(unsigned long long));
-  l.total = at;
-  l.needs_ring = true;
-  return l;
+inline onesweep_workspace onesweep_layout(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
+                                          const ring_config& rc, bool use_single) {
+  onesweep_workspace w;
+  if (use_single) return w;
+  w.key_alt[0] = w.layout.add("key alternate", n * key_bytes);
+  // argsort leaves the caller's keys alone: two alternates of its own
+  if (mode == sort_mode::argsort) w.key_alt[1] = w.layout.add("key alternate 2", n * key_bytes);
+  if (mode != sort_mode::keys) w.value_alt = w.layout.add("value alternate", n * value_bytes);
+  w.control = w.layout.add("control", sizeof(control));
+  w.ring = w.layout.add("look-back ring", (std::uint64_t(1) << rc.log2) * radix_size * sizeof(unsigned long long));
+  return w;
 }
 
 template <class U, class V>
@@ -107,12 +95,12 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
 template <class U, class V>
 std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  return layout_for(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t)).total;
+  return onesweep_layout(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t)).layout.total();
 }
 
-inline pass_list make_pass_list(int key_bits, int begin_bit, int end_bit, int digit_bits) {
-  if (end_bit < 0) end_bit = key_bits;
-  int d = digit_bits <= 0 ? max_radix_bits : std::min(digit_bits, max_radix_bits);
+/// The device form of the plan's passes (digits of at most max_radix_bits).
+inline pass_list make_pass_list(int begin_bit, int end_bit, int digit_bits) {
+  const int d = digit_bits <= 0 ? max_radix_bits : std::min(digit_bits, max_radix_bits);
   const core::pass_plan plan = core::plan_passes(begin_bit, end_bit, d);
   pass_list l;
   l.count = plan.count;
@@ -171,8 +159,8 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   const auto resident = K::prepare();
   cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
   const int key_bits = int(sizeof(U)) * 8;
-  const int end_bit = job.end_bit < 0 ? key_bits : job.end_bit;
-  const pass_list passes = make_pass_list(key_bits, job.begin_bit, end_bit, job.digit_bits);
+  const int end_bit = job.end_bit;  // resolved by the plan
+  const pass_list passes = make_pass_list(job.begin_bit, end_bit, job.digit_bits);
 
   onesweep_params<U, V> p;
   p.keys = job.keys;
@@ -195,16 +183,13 @@ void onesweep_run(const onesweep_job<U, V>& job) {
     return;
   }
 
-  const ws_layout l = layout_for(job.mode, n, int(sizeof(U)), vb, job.tuning.ring, false);
-  if (job.workspace_bytes < l.total)
-    throw out_of_memory("radix: CUDA workspace of " + std::to_string(job.workspace_bytes) + " bytes is too small; " +
-                        std::to_string(l.total) + " needed");
-  auto* ws = static_cast<unsigned char*>(job.workspace);
-  p.ctl = reinterpret_cast<control*>(ws + l.control);
-  p.ring = reinterpret_cast<unsigned long long*>(ws + l.ring);
-  p.key_alt[0] = reinterpret_cast<U*>(ws + l.key_alt[0]);
-  p.key_alt[1] = job.mode == sort_mode::argsort ? reinterpret_cast<U*>(ws + l.key_alt[1]) : nullptr;
-  p.value_alt = job.mode != sort_mode::keys ? reinterpret_cast<V*>(ws + l.value_alt) : nullptr;
+  const onesweep_workspace w = onesweep_layout(job.mode, n, int(sizeof(U)), vb, job.tuning.ring, false);
+  const auto at = w.layout.carve({static_cast<std::byte*>(job.workspace), job.workspace_bytes});
+  p.ctl = reinterpret_cast<control*>(at[w.control]);
+  p.ring = reinterpret_cast<unsigned long long*>(at[w.ring]);
+  p.key_alt[0] = reinterpret_cast<U*>(at[w.key_alt[0]]);
+  p.key_alt[1] = w.key_alt[1] >= 0 ? reinterpret_cast<U*>(at[w.key_alt[1]]) : nullptr;
+  p.value_alt = w.value_alt >= 0 ? reinterpret_cast<V*>(at[w.value_alt]) : nullptr;
 
   const std::uint64_t tiles = (n + K::threads * K::items - 1) / (K::threads * K::items);
   if (tiles * std::uint64_t(passes.count) >= (1ull << 31) || n >= (1ull << 40))
@@ -218,7 +203,7 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   // 1. zero the control block and the part of the ring this sort will use
   const std::uint64_t ring_slots = std::min<std::uint64_t>(std::uint64_t(1) << job.tuning.ring.log2,
                                                            tiles * std::uint64_t(passes.count));
-  RADIX_CUDA_CHECK(cudaMemsetAsync(ws + l.control, 0, l.ring - l.control + ring_slots * radix_size * sizeof(unsigned long long),
+  RADIX_CUDA_CHECK(cudaMemsetAsync(at[w.control], 0, (at[w.ring] - at[w.control]) + ring_slots * radix_size * sizeof(unsigned long long),
                                    stream));
 
   // 2. all-digit histogram, order check, device-side pass plan

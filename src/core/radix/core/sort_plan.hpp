@@ -17,8 +17,10 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include "radix/core/ordered_bits.hpp"
+#include "radix/core/pass_plan.hpp"
 #include "radix/error.hpp"
 #include "radix/sort.hpp"
 
@@ -35,6 +37,14 @@ enum class value_route : std::uint8_t {
   indices,    ///< argsort: the generated index is the output
 };
 
+/// What the `values` address of a request is, for judging the values'
+/// alignment (values ride along natively only when aligned to their size).
+enum class value_address : std::uint8_t {
+  host,            ///< host memory, anywhere: judged from the pointer; a size query without it plans the index route
+  device,          ///< device memory: judged from the pointer; a query without it assumes aligned, as allocations are
+  buffer_handle,   ///< a buffer object (OpenCL cl_mem): always aligned, the "pointer" is a handle
+};
+
 /// What an engine does natively; the plan routes around the rest.
 struct engine_caps {
   /// Bit b set: values of b bytes (b < 32) ride along in the passes.
@@ -42,55 +52,65 @@ struct engine_caps {
   /// Whether run() carves its scratch from the caller's host workspace
   /// (false: the engine's scratch is device memory, the host workspace is 0).
   bool host_workspace = true;
+  value_address values_at = value_address::host;
 };
 
-/// A workspace cut into named slices, each on its own cache lines. total()
-/// is exactly what carve() needs, whatever the alignment of the base address
-/// (in the spirit of CUB's alias_temporaries: one description both sizes and
-/// carves).
+/// A workspace cut into named slices, each aligned (in the spirit of CUB's
+/// alias_temporaries: one description both sizes and carves). total() is
+/// exactly what carve() needs, whatever the alignment of the base address;
+/// a buffer object carved by offsets from its start (OpenCL) needs only
+/// aligned_total().
 class workspace_layout {
  public:
-  static constexpr int max_slices = 6;
-  static constexpr std::size_t alignment = 64;  ///< a cache line: no false sharing between slices
+  static constexpr int max_slices = 8;
 
-  /// Adds a slice; returns its number for carve().
+  /// `alignment`: a power of two. 64 (a cache line) keeps host threads off
+  /// each other's slices; device memory uses 256, the allocation granule of
+  /// cudaMalloc, so that every slice starts as a fresh allocation would.
+  explicit workspace_layout(std::uint64_t alignment = 64) : alignment_(alignment) {}
+
+  /// Adds a slice; returns its number for carve() and offset().
   int add(const char* name, std::uint64_t bytes) {
     if (count_ == max_slices) throw invalid_argument("radix: internal: too many workspace slices");
-    slices_[count_] = {name, bytes};
+    slices_[count_] = {name, bytes, aligned_total()};
     return count_++;
   }
   int size() const { return count_; }
   const char* name(int i) const { return slices_[i].name; }
   std::uint64_t bytes(int i) const { return slices_[i].bytes; }
+  std::uint64_t alignment() const { return alignment_; }
+  /// Where slice i starts, from an aligned base.
+  std::uint64_t offset(int i) const { return slices_[i].offset; }
 
-  /// Bytes a workspace needs: every slice rounded up to the alignment, plus
-  /// the worst-case padding in front of the first (none without slices).
-  std::uint64_t total() const {
-    std::uint64_t t = 0;
-    for (int i = 0; i < count_; ++i) t += round_up(slices_[i].bytes);
-    return count_ ? t + alignment - 1 : 0;
+  /// Bytes from an aligned base: every slice rounded up to the alignment.
+  std::uint64_t aligned_total() const {
+    return count_ ? slices_[count_ - 1].offset + round_up(slices_[count_ - 1].bytes) : 0;
   }
+  /// Bytes from any base: aligned_total() plus the worst-case padding in
+  /// front of the first slice (none without slices).
+  std::uint64_t total() const { return count_ ? aligned_total() + alignment_ - 1 : 0; }
 
-  /// The slices' start addresses inside `ws` (at least total() bytes).
+  /// The slices' start addresses inside `ws`, which must hold total() bytes
+  /// whatever its alignment (so that a size asked once fits any base).
   std::array<std::byte*, max_slices> carve(std::span<std::byte> ws) const {
     if (ws.size() < total())
       throw out_of_memory("radix: workspace of " + std::to_string(ws.size()) + " bytes is too small; need " +
                           std::to_string(total()));
+    const auto base = reinterpret_cast<std::uintptr_t>(ws.data());
+    const std::uint64_t pad = (alignment_ - base % alignment_) % alignment_;
     std::array<std::byte*, max_slices> at{};
-    auto p = (reinterpret_cast<std::uintptr_t>(ws.data()) + alignment - 1) & ~std::uintptr_t(alignment - 1);
-    for (int i = 0; i < count_; ++i) {
-      at[i] = reinterpret_cast<std::byte*>(p);
-      p += round_up(slices_[i].bytes);
-    }
+    for (int i = 0; i < count_; ++i) at[i] = ws.data() + pad + slices_[i].offset;
     return at;
   }
 
  private:
-  static std::uint64_t round_up(std::uint64_t b) { return (b + alignment - 1) / alignment * alignment; }
+  std::uint64_t round_up(std::uint64_t b) const { return (b + alignment_ - 1) / alignment_ * alignment_; }
   struct slice {
     const char* name = nullptr;
     std::uint64_t bytes = 0;
+    std::uint64_t offset = 0;
   };
+  std::uint64_t alignment_;
   std::array<slice, max_slices> slices_{};
   int count_ = 0;
 };
@@ -108,6 +128,9 @@ enum slice_id : int {
 struct sort_plan {
   operation op = operation::keys;
   std::uint64_t n = 0;
+  key_desc key{};                ///< the caller's key (kind and width)
+  order direction = order::ascending;
+  float_order floats = float_order::numeric;
   int key_bytes = 0;             ///< width of the ordered key type: 1, 2, 4 or 8
   value_route route = value_route::none;
   int payload_bytes = 0;         ///< bytes of what moves with the keys (values or index); 0: nothing
@@ -118,6 +141,15 @@ struct sort_plan {
   bool nothing_to_move = false;  ///< n < 2: no element changes place (an argsort of one key writes 0)
   workspace_layout workspace;    ///< empty when the engine keeps no host scratch
   std::array<int, 5> slice{no_slice, no_slice, no_slice, no_slice, no_slice};  ///< slice_id -> layout index
+
+  /// The ordered-bits codec of the plan's key, direction and float order.
+  template <class U>
+  ordered_codec<U> codec() const { return make_codec<U>(key, direction, floats); }
+  /// The passes over the resolved bit range with digits of at most `bits`
+  /// (the request's digit width when it names one, else the engine's).
+  pass_plan passes(int engine_digit_bits) const {
+    return plan_passes(begin_bit, end_bit, digit_bits > 0 ? digit_bits : engine_digit_bits);
+  }
 };
 
 /// Index width for n elements: 32 bits while they suffice.
@@ -127,11 +159,14 @@ inline int index_bytes_for(std::uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8;
 /// sorted as 64-bit chunks before an engine sees them). When `values` is
 /// null (a size query before the buffers exist), pairs are planned for the
 /// index route, whose workspace is the larger, so that the answer is enough
-/// either way.
+/// either way (unless the engine's caps say its callers' values are aligned).
 inline sort_plan plan_sort(const sort_request& r, const engine_caps& caps) {
   sort_plan p;
   p.op = r.op;
   p.n = r.n;
+  p.key = r.key;
+  p.direction = r.opts.direction;
+  p.floats = r.opts.floats;
   p.key_bytes = r.key.bytes;
   p.value_bytes = r.value_bytes;
   p.begin_bit = r.opts.begin_bit;
@@ -150,7 +185,9 @@ inline sort_plan plan_sort(const sort_request& r, const engine_caps& caps) {
       // aligned to it; a query without the pointer cannot know, and plans the
       // index route, which needs the larger workspace.
       const bool native_size = v < 32 && (caps.native_value_sizes >> v & 1u);
-      const bool aligned = r.values != nullptr && reinterpret_cast<std::uintptr_t>(r.values) % v == 0;
+      const bool aligned = caps.values_at == value_address::buffer_handle ? true
+                           : r.values ? reinterpret_cast<std::uintptr_t>(r.values) % v == 0
+                                      : caps.values_at == value_address::device;
       if (native_size && aligned) {
         p.route = value_route::native;
         p.payload_bytes = int(v);
@@ -176,8 +213,9 @@ inline sort_plan plan_sort(const sort_request& r, const engine_caps& caps) {
 
 /// Calls f.template operator()<U, V>() with U the plan's ordered-key type
 /// (uint8_t .. uint64_t) and V what moves with the keys: no_value, the
-/// native value type (uint8_t .. uint64_t), or the index type.
-template <class F>
+/// native value type (uint8_t .. uint64_t, or Value16 for an engine that
+/// moves 16-byte values natively), or the index type.
+template <class Value16 = no_value, class F>
 decltype(auto) with_types(const sort_plan& p, F&& f) {
   const auto with_v = [&]<class U>() -> decltype(auto) {
     switch (p.route == value_route::none ? 0 : p.payload_bytes) {
@@ -185,6 +223,9 @@ decltype(auto) with_types(const sort_plan& p, F&& f) {
       case 2: return f.template operator()<U, std::uint16_t>();
       case 4: return f.template operator()<U, std::uint32_t>();
       case 8: return f.template operator()<U, std::uint64_t>();
+      case 16:
+        if constexpr (!std::is_same_v<Value16, no_value>) return f.template operator()<U, Value16>();
+        [[fallthrough]];
       default: return f.template operator()<U, no_value>();
     }
   };
