@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.cuh"
 #include "peers_cub.hpp"
 #include "radix/cuda.hpp"
 
@@ -42,28 +43,13 @@ namespace {
 namespace rc = radix::cuda;
 using radix::algorithm;
 
-/// A failed runtime call: thrown, so that the rows measured so far still get printed.
-struct cuda_failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-#define BCU(call)                                                                                   \
-  do {                                                                                              \
-    cudaError_t e_ = (call);                                                                        \
-    if (e_ != cudaSuccess)                                                                          \
-      throw cuda_failure(std::string(#call) + ": " + cudaGetErrorName(e_) + " (" + __FILE__ + ":" + \
-                         std::to_string(__LINE__) + ")");                                           \
-  } while (0)
+using bench::context_alive;
+using bench::mix;
 
 // ---------------------------------------------------------------- inputs and checks
 
 enum class dist { uniform, gauss };
 const char* dist_name(dist d) { return d == dist::uniform ? "uniform" : "gauss"; }
-
-__device__ std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /// Uniform u32, or Gaussian-like: the sum of four uniform u32 / 4 (a bell
 /// around 2^31; Ha et al. 2009, §5, sorts Gaussian inputs without saying how it drew them).
@@ -96,13 +82,6 @@ __global__ void inspect(const std::uint32_t* k, const std::uint32_t* v, std::uin
   }
   if (bad) atomicAdd(out, bad);
   atomicAdd(out + 1, sum);
-}
-__global__ void count_diff(const std::uint32_t* a, const std::uint32_t* b, std::uint64_t n, unsigned long long* d) {
-  unsigned long long c = 0;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::uint64_t(gridDim.x) * blockDim.x)
-    c += a[i] != b[i];
-  if (c) atomicAdd(d, c);
 }
 
 /// Device memory freed on scope exit; grows on demand.
@@ -207,45 +186,20 @@ std::vector<rc::variant> variants() {
 
 struct timer {
   cudaStream_t s;
-  cudaEvent_t a{}, b{};
-  explicit timer(cudaStream_t st) : s(st) {
-    BCU(cudaEventCreate(&a));
-    BCU(cudaEventCreate(&b));
-  }
-  ~timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
+  bench::event_pair ev;
+  explicit timer(cudaStream_t st) : s(st) {}
   /// Median ms of `runs` runs of f, each after restore() (outside the events), after warm-ups.
   double median(int runs, const std::function<void()>& restore, const std::function<void()>& f) {
     std::vector<float> t;
     for (int r = 0; r < runs + kWarmups; ++r) {
       restore();
-      BCU(cudaEventRecord(a, s));
-      f();
-      BCU(cudaEventRecord(b, s));
-      BCU(cudaEventSynchronize(b));
-      BCU(cudaGetLastError());
-      float ms = 0;
-      BCU(cudaEventElapsedTime(&ms, a, b));
+      const float ms = ev.ms(s, f);
       if (r >= kWarmups) t.push_back(ms);
     }
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
   }
 };
-
-/// After an exception: true when the CUDA context is still usable.
-bool context_alive() {
-  cudaGetLastError();
-  const cudaError_t e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "  the CUDA context is lost (%s): no further measurements\n", cudaGetErrorName(e));
-    return false;
-  }
-  cudaGetLastError();
-  return true;
-}
 
 /// One (n, workload, distribution): CUB, then every variant. Returns false
 /// when the CUDA context was lost (nothing more can run).
@@ -314,8 +268,8 @@ bool run_group(std::uint64_t n, bool pairs, dist d, const std::vector<rc::varian
     if (h[1] != want_hash) return "FAILED: not a permutation of the input (checksum)";
     if (against_cub) {
       BCU(cudaMemsetAsync(st, 0, 8, s));
-      count_diff<<<1024, 256, 0, s>>>(k, rkp, n, st);
-      if (pairs) count_diff<<<1024, 256, 0, s>>>(v, rvp, n, st);
+      bench::count_diff<std::uint32_t><<<1024, 256, 0, s>>>(k, rkp, n, st, nullptr);
+      if (pairs) bench::count_diff<std::uint32_t><<<1024, 256, 0, s>>>(v, rvp, n, st, nullptr);
       BCU(cudaGetLastError());
       BCU(cudaMemcpyAsync(h, st, 8, cudaMemcpyDeviceToHost, s));
       BCU(cudaStreamSynchronize(s));
@@ -436,15 +390,12 @@ std::vector<group> groups() {
 }
 std::string gk(const row* r) { return r ? fmt("%.2f", double(r->n) / r->ms / 1e6) : "n/a"; }
 
-void print_markdown(const std::string& cmd, const cudaDeviceProp& prop, int drv, int rtv, bool complete) {
-  std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+void print_markdown(const std::string& cmd, const bench::device_info& dev, bool complete) {
+  const cudaDeviceProp& prop = dev.prop;
   std::printf("# radix CUDA algorithms vs CUB\n\n");
   std::printf("- device: %s, %d SMs, %.0f MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
-  std::printf("- driver API %d.%d, runtime %d.%d, CUB %s\n", drv / 1000, drv % 1000 / 10, rtv / 1000, rtv % 1000 / 10,
-              peers::cub_version().c_str());
-  std::printf("- date: %s\n- command: `%s`\n", date, cmd.c_str());
+  std::printf("- %s, CUB %s\n", dev.versions().c_str(), peers::cub_version().c_str());
+  std::printf("- date: %s\n- command: `%s`\n", bench::utc_now().c_str(), cmd.c_str());
   std::printf("- median of %d runs after %d warm-ups, CUDA events, input restored before each run (not timed); "
               "at n >= 2^28, variants of fewer than 4 digit bits ran %d times (the `runs` column)\n",
               g_runs, kWarmups, kSlowRuns);
@@ -578,23 +529,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no CUDA device visible\n");
-    return 77;
-  }
-  cudaDeviceProp prop{};
-  int drv = 0, rtv = 0;
+  bench::device_info dev;
   cudaStream_t s{};
-  try {
-    BCU(cudaGetDeviceProperties(&prop, 0));
-    BCU(cudaDriverGetVersion(&drv));
-    BCU(cudaRuntimeGetVersion(&rtv));
-    BCU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 2;
-  }
+  if (const int status = bench::start_device(dev, s)) return status;
   const std::vector<rc::variant> vs = variants();
   std::fprintf(stderr, "%zu variants:", vs.size());
   for (const rc::variant& v : vs) std::fprintf(stderr, " %s", rc::to_string(v).c_str());
@@ -621,7 +558,7 @@ int main(int argc, char** argv) {
     }
     if (!complete) break;
   }
-  print_markdown(cmd, prop, drv, rtv, complete);
+  print_markdown(cmd, dev, complete);
   if (!csv.empty()) write_csv(csv);
   bool ok = complete;
   for (const row& r : g_rows) ok &= r.ok();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bench_check.hpp"
+#include "bench_common.cuh"
 #include "peers_cub.hpp"
 #include "radix/cuda.hpp"
 
@@ -47,11 +48,7 @@ std::size_t g_ws_skew = 0;  // --ws-skew B: workspace pointer B bytes into its a
 
 enum class gen { random, presorted, low16, low10, floats };
 
-__device__ std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using bench::mix;
 
 template <class K>
 __global__ void fill_keys(K* k, std::uint64_t n, gen g, std::uint64_t seed) {
@@ -77,20 +74,6 @@ __global__ void fill_vals(V* v, std::uint64_t n) {
     v[i] = V(mix(i + 99));
 }
 template <class T>
-__global__ void count_diff(const T* a, const T* b, std::uint64_t n, unsigned long long* diff) {
-  unsigned long long d = 0;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
-  {
-    const unsigned char* x = reinterpret_cast<const unsigned char*>(a + i);
-    const unsigned char* y = reinterpret_cast<const unsigned char*>(b + i);
-    bool same = true;
-    for (unsigned k = 0; k < sizeof(T); ++k) same &= x[k] == y[k];
-    d += !same;
-  }
-  if (d) atomicAdd(diff, d);
-}
-
-template <class T>
 T* dalloc(std::uint64_t n) {
   T* p = nullptr;
   if (n) CU(cudaMalloc(&p, n * sizeof(T)));
@@ -99,27 +82,14 @@ T* dalloc(std::uint64_t n) {
 
 struct timer {
   cudaStream_t s;
-  cudaEvent_t a, b;
-  explicit timer(cudaStream_t st) : s(st) {
-    CU(cudaEventCreate(&a));
-    CU(cudaEventCreate(&b));
-  }
-  ~timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
+  bench::event_pair ev;
+  explicit timer(cudaStream_t st) : s(st) {}
   /// Median ms of `reps` runs of f, each after restore(); 3 warm-ups.
   double median(const std::function<void()>& restore, const std::function<void()>& f) {
     std::vector<float> t;
     for (int r = 0; r < g_reps + 3; ++r) {
       restore();
-      CU(cudaEventRecord(a, s));
-      f();
-      CU(cudaEventRecord(b, s));
-      CU(cudaEventSynchronize(b));
-      CU(cudaGetLastError());
-      float ms = 0;
-      CU(cudaEventElapsedTime(&ms, a, b));
+      const float ms = ev.ms(s, f);
       if (r >= 3) t.push_back(ms);
     }
     std::sort(t.begin(), t.end());
@@ -214,8 +184,8 @@ void run_case(const std::string& name, std::uint64_t n, gen g, int end_bit, int 
   r.cub = t.median(restore_cub, cub);
   unsigned long long* diff = dalloc<unsigned long long>(1);
   CU(cudaMemsetAsync(diff, 0, 8, s));
-  count_diff<K><<<1024, 256, 0, s>>>(sel ? ak : xk, ck, n, diff);
-  if (pairs) count_diff<VV><<<1024, 256, 0, s>>>(sel ? av : xv, cv, n, diff);
+  bench::count_diff<K><<<1024, 256, 0, s>>>(sel ? ak : xk, ck, n, diff, nullptr);
+  if (pairs) bench::count_diff<VV><<<1024, 256, 0, s>>>(sel ? av : xv, cv, n, diff, nullptr);
   unsigned long long nd = 0;
   CU(cudaMemcpyAsync(&nd, diff, 8, cudaMemcpyDeviceToHost, s));
   CU(cudaStreamSynchronize(s));
@@ -255,16 +225,9 @@ int main(int argc, char** argv) {
     else if (a == "--gap-mb" && i + 1 < argc) g_gap_mb = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--ws-skew" && i + 1 < argc) g_ws_skew = std::strtoull(argv[++i], nullptr, 10);
   }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no CUDA device visible\n");
-    return 77;
-  }
-  cudaDeviceProp prop{};
-  CU(cudaGetDeviceProperties(&prop, 0));
-  int drv = 0, rtv = 0;
-  CU(cudaDriverGetVersion(&drv));
-  CU(cudaRuntimeGetVersion(&rtv));
+  bench::device_info dev;
+  if (!bench::probe_device(dev)) return 77;
+  const cudaDeviceProp& prop = dev.prop;
   cudaStream_t s;
   CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 
@@ -282,14 +245,11 @@ int main(int argc, char** argv) {
   run_case<u32, none>("u32 keys, low 16 bits random", big, gen::low16, -1, 2, s);
   run_case<u32, u32>("10-bit keys end_bit=10, pairs", quick ? (1ull << 20) : (1ull << 23), gen::low10, 10, 2, s);
 
-  std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("# radix CUDA engine vs CUB and Thrust\n\n");
   std::printf("- device: %s, %d SMs, %.0f MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
-  std::printf("- driver API %d.%d, runtime %d.%d, CUB %s, Thrust %s\n", drv / 1000, drv % 1000 / 10, rtv / 1000,
-              rtv % 1000 / 10, peers::cub_version().c_str(), peers::thrust_version().c_str());
-  std::printf("- date: %s\n- command: `%s`\n", date, cmd.c_str());
+  std::printf("- %s, CUB %s, Thrust %s\n", dev.versions().c_str(), peers::cub_version().c_str(),
+              peers::thrust_version().c_str());
+  std::printf("- date: %s\n- command: `%s`\n", bench::utc_now().c_str(), cmd.c_str());
   std::printf("- engine: %s\n", radix::cuda::engine_info().c_str());
   std::printf("- buffers: %s\n",
               g_layout_doc ? "`--layout doc`: each sort on its own buffers, allocated in its documentation's order "

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bench_check.hpp"
+#include "bench_common.cuh"
 #include "peers_cub.hpp"
 #include "radix/cuda.hpp"
 #include "radix/radix.hpp"
@@ -86,25 +87,11 @@ __global__ void random_reads16(const uint4* in, const std::uint32_t* idx, std::u
 }
 
 struct timer {
-  cudaEvent_t a, b;
-  timer() {
-    CU(cudaEventCreate(&a));
-    CU(cudaEventCreate(&b));
-  }
-  ~timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
+  bench::event_pair ev;
   double median(const std::function<void()>& f) {
     std::vector<float> t;
     for (int r = 0; r < g_reps + 2; ++r) {
-      CU(cudaEventRecord(a, 0));
-      f();
-      CU(cudaEventRecord(b, 0));
-      CU(cudaEventSynchronize(b));
-      CU(cudaGetLastError());
-      float ms = 0;
-      CU(cudaEventElapsedTime(&ms, a, b));
+      const float ms = ev.ms(0, f);
       if (r >= 2) t.push_back(ms);
     }
     std::sort(t.begin(), t.end());
@@ -241,16 +228,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no CUDA device visible\n");
-    return 77;
-  }
-  cudaDeviceProp prop{};
-  CU(cudaGetDeviceProperties(&prop, 0));
-  int drv = 0, rtv = 0;
-  CU(cudaDriverGetVersion(&drv));
-  CU(cudaRuntimeGetVersion(&rtv));
+  bench::device_info dev;
+  if (!bench::probe_device(dev)) return 77;
   const std::uint64_t n = 1ull << lg;
   std::vector<result> rows;
   for (int rb : sizes) {
@@ -264,14 +243,10 @@ int main(int argc, char** argv) {
       default: std::fprintf(stderr, "size %d not built in (8, 16, 32, 64, 100)\n", rb); return 2;
     }
   }
-  std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("# radix record sort vs CUB SortPairs + gather (2^%d records)\n\n", lg);
-  std::printf("- device: %s, %d SMs; driver API %d.%d, runtime %d.%d, CUB %s, Thrust %s\n", prop.name,
-              prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rtv / 1000, rtv % 1000 / 10,
-              peers::cub_version().c_str(), peers::thrust_version().c_str());
-  std::printf("- date: %s\n- command: `%s`\n", date, cmd.c_str());
+  std::printf("- device: %s, %d SMs; %s, CUB %s, Thrust %s\n", dev.prop.name, dev.prop.multiProcessorCount,
+              dev.versions().c_str(), peers::cub_version().c_str(), peers::thrust_version().c_str());
+  std::printf("- date: %s\n- command: `%s`\n", bench::utc_now().c_str(), cmd.c_str());
   std::printf("- median of %d runs after 2 warm-ups, CUDA events. Keys: the first min(10, size) bytes (byte string). "
               "Peers sort (8-byte prefix, u32 index) then gather; their sort time includes the prefix/index kernel.\n",
               g_reps);

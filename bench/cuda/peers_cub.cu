@@ -1,21 +1,11 @@
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/version.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 #include <thrust/version.h>
 
-#include <stdexcept>
-#include <type_traits>
-
-#include "peers_cub.hpp"
+#include "peers_cub_impl.cuh"
 
 namespace peers {
-
-#define PEER_CHECK(call)                                                               \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(e_)); \
-  } while (0)
 
 std::string cub_version() {
   return std::to_string(CUB_VERSION / 100000) + "." + std::to_string(CUB_VERSION / 100 % 1000) + "." +
@@ -28,28 +18,13 @@ std::string thrust_version() {
 
 template <class K, class V>
 std::size_t cub_temp_bytes(std::uint64_t n, int begin_bit, int end_bit) {
-  std::size_t bytes = 0;
-  cub::DoubleBuffer<K> k(nullptr, nullptr);
-  if constexpr (std::is_same_v<V, none>) {
-    PEER_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, k, static_cast<long long>(n), begin_bit, end_bit));
-  } else {
-    cub::DoubleBuffer<V> v(nullptr, nullptr);
-    PEER_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, static_cast<long long>(n), begin_bit, end_bit));
-  }
-  return bytes;
+  return cub_temp_bytes_as<K, V, long long>(n, begin_bit, end_bit);
 }
 
 template <class K, class V>
 int cub_sort(K* keys, K* keys_alt, V* vals, V* vals_alt, std::uint64_t n, int begin_bit, int end_bit, void* temp,
              std::size_t temp_bytes, cudaStream_t s) {
-  cub::DoubleBuffer<K> k(keys, keys_alt);
-  if constexpr (std::is_same_v<V, none>) {
-    PEER_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, static_cast<long long>(n), begin_bit, end_bit, s));
-  } else {
-    cub::DoubleBuffer<V> v(vals, vals_alt);
-    PEER_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, static_cast<long long>(n), begin_bit, end_bit, s));
-  }
-  return k.selector;
+  return cub_sort_as<K, V, long long>(keys, keys_alt, vals, vals_alt, n, begin_bit, end_bit, temp, temp_bytes, s);
 }
 
 template <class K, class V>
