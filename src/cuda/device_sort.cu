@@ -31,18 +31,13 @@
 namespace radix::cuda_detail {
 
 std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
+  constexpr const char* ranking[] = {"rank_then_count", "count_then_rank"};
+  constexpr const char* values[] = {"with_keys", "prefetched", "late"};
+  constexpr const char* digits[] = {"staged", "recomputed"};
   return os << "cuda.onesweep{threads=" << p.threads << ", items=" << p.items << ", tile=" << p.tile()
-            << ", min_blocks=" << p.min_blocks
-            << ", radix_bits=" << p.radix_bits << ", hist_threads=" << p.hist_threads
-            << ", hist_vectors=" << p.hist_vectors << ", hist_min_blocks=" << p.hist_min_blocks
-            << ", hist_copies=" << p.hist_copies << ", hist_pipeline=" << (p.hist_pipeline ? "on" : "off")
-            << ", ring_tiles=" << (1 << p.ring_log2)
-            << ", lookback_limit=" << p.lookback_limit << ", tail_group=" << (1 << p.tail_bits)
-            << ", small_n=" << p.small_n << ", medium_n=" << p.medium_n << ", early_counts=" << (p.early_counts ? "on" : "off")
-            << ", lookback_batch=" << p.lookback_batch << ", prefetch_values=" << (p.prefetch_values ? "on" : "off")
-            << ", direct_load=" << (p.direct_load ? "on" : "off") << ", stage_digits=" << (p.stage_digits ? "on" : "off")
-            << ", late_values=" << (p.late_values ? "on" : "off")
-            << "}";
+            << ", min_blocks=" << p.min_blocks << ", small_n=" << p.small_n << ", medium_n=" << p.medium_n
+            << ", ranking=" << ranking[int(p.ranking)] << ", lookback_batch=" << p.lookback_batch
+            << ", values=" << values[int(p.values)] << ", digits=" << digits[int(p.digits)] << "}";
 }
 
 onesweep_tuning& tuning_override() {
@@ -53,6 +48,8 @@ onesweep_tuning& tuning_override() {
     // RADIX_CUDA_NARROW=0: no half-width keys between passes (for A/B measurements)
     const char* narrow = core::env::get("RADIX_CUDA_NARROW");
     d.narrow = !(narrow && narrow[0] == '0');
+    const char* pdl = core::env::get("RADIX_CUDA_PDL");
+    d.pdl = !(pdl && pdl[0] == '0');
     return d;
   }();
   return t;

@@ -456,6 +456,36 @@ TEST_CASE(late_values_tiles, false) {
   t = saved;
 }
 
+/// 8-byte values of 32- and 64-bit keys (their own policies, and the
+/// alternative slots when RADIX_CUDA_ALT_POLICY picks one): sizes around
+/// their tiles with the long tiles forced, and the argsort with 64-bit
+/// indices that torch.sort produces.
+TEST_CASE(wide_values_tiles, false) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  const int alt = saved.alt_policy;
+  const std::size_t t32 = cd::sm90_alt_policy(4, 8, alt ? alt : 1).tile(), t64 = cd::sm90_alt_policy(8, 8, alt ? alt : 1).tile();
+  const std::size_t d32 = cd::sm90_policy(4, 8).tile(), d64 = cd::sm90_policy(8, 8).tile();
+  t.force_onesweep = true;
+  for (std::size_t n : {t32 - 1, t32 + 1, 2 * t32 + 7, t64 - 1, t64 + 1, d32 + 1, d64 - 1, 3 * d64 + 5}) {
+    options desc;
+    desc.direction = order::descending;
+    const std::string w = " n=" + std::to_string(n);
+    const auto k32 = make_keys<std::uint32_t>(n, dist::random, n + 11);
+    check_pairs<std::uint32_t, 8>(k32, {}, "u32/u64" + w);
+    check_pairs<std::uint32_t, 8>(make_keys<std::uint32_t>(n, dist::few_unique, n + 12), desc, "u32/u64 few unique desc" + w);
+    const auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 13);
+    check_pairs<std::uint64_t, 8>(k64, {}, "u64/u64" + w);
+    check_argsort<std::uint64_t, std::uint64_t>(k64, desc, "argsort u64 -> u64 desc" + w);
+    std::vector<double> f(n);
+    for (std::size_t i = 0; i < n; ++i) f[i] = double(std::int64_t(k64[i] % 2001) - 1000);
+    f[n / 2] = -0.0;
+    f[n - 1] = std::numeric_limits<double>::quiet_NaN();
+    check_pairs<double, 8>(f, {}, "f64/u64 with -0 and NaN" + w);
+  }
+  t = saved;
+}
+
 static void narrow_cases(bool small);
 
 TEST_CASE(small_every_kernel, true) {

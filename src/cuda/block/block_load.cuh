@@ -2,9 +2,8 @@
 // warp-striped order (item i of lane l is element i*32 + l), the order the
 // ranking needs for stability. striped(): 16-byte asynchronous copies
 // (cp.async, global to shared without registers), then each lane reads its
-// items from shared memory; striped_direct(): one coalesced load per item
-// straight to registers. Partial sub-tiles (and, for striped(), unaligned
-// sources) fall back to scalar loads.
+// items from shared memory. Partial sub-tiles and unaligned sources fall back
+// to scalar loads.
 
 #pragma once
 #include "../common/common.cuh"
@@ -70,24 +69,10 @@ struct warp_load {
     read_striped(out, warp_smem, lane);
   }
 
-  /// The same order straight from global memory: one 4- or 8-byte load per
-  /// item, each a coalesced warp-wide access (CUB's way). No shared memory
-  /// traffic, where the copies above cost a write and a read of every key
-  /// through it.
-  __device__ __forceinline__ static void striped_direct(const T* src, int valid, T (&out)[Items], T fill) {
-    const unsigned lane = lane_id();
-    if (valid >= elems) {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) out[i] = ld_nc(src + i * 32 + int(lane));
-      return;
-    }
-    scalar(src, valid, out, fill, lane);
-  }
-
  private:
   template <class, int>
   friend struct warp_load;
-  /// The fallback of both: one bounds-checked scalar load per item.
+  /// The fallback: one bounds-checked scalar load per item.
   __device__ __forceinline__ static void scalar(const T* src, int valid, T (&out)[Items], T fill, unsigned lane) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) {

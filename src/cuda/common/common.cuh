@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "radix/core/sort_plan.hpp"
 #include "radix/error.hpp"
@@ -51,6 +52,42 @@ constexpr int radix_size = 1 << max_radix_bits;
   } while (0)
 
 namespace radix::cuda_detail {
+
+/// Programmatic Dependent Launch (sm_90 and later; a no-op before): a kernel
+/// launched with launch_dependent() may be scheduled while the stream's
+/// previous kernel finishes, so the gap between passes shrinks to nothing.
+/// pdl_wait() blocks until that kernel has completed and its writes are
+/// visible: every such kernel calls it before it touches global memory.
+/// pdl_release() lets the next one be scheduled (its blocks take SM slots
+/// only as this kernel's blocks exit, and wait there).
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_release() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// Launches kernel<<<grid, block, smem, s>>>(args...), with Programmatic
+/// Dependent Launch when `pdl` (the kernel must begin with pdl_wait()).
+template <class... Params, class... Args>
+void launch_dependent(bool pdl, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem,
+                      cudaStream_t s, Args&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1]{};
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  RADIX_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+}
 
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 __device__ __forceinline__ unsigned lanemask_lt() {

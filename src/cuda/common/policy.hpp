@@ -8,31 +8,51 @@
 
 namespace radix::cuda_detail {
 
+/// How a scatter tile ranks its keys (scatter_agent explains each).
+enum class rank_order : std::uint8_t {
+  rank_then_count,  ///< stable ranks within warps first, kept in registers (two 16-bit ranks a register), then counts
+  count_then_rank,  ///< CUB's "early counts": digits counted with shared atomics, published and scanned, then each
+                    ///< rank is a position in the sorted tile (no rank kept: fewer registers, longer tiles)
+};
+
+/// When a scatter tile's values are read (needs count_then_rank unless with_keys).
+enum class value_staging : std::uint8_t {
+  with_keys,   ///< each value loaded as its key is staged (one exposed load a value)
+  prefetched,  ///< loaded to registers with the keys, so their latency passes while the keys are counted
+  late,        ///< CUB's order: keys staged and scattered first, then the values staged through the keys' buffer
+               ///< (as wide as the wider of the two): half the staging memory, so longer tiles
+};
+
+/// Where the scatter finds a staged key's digit.
+enum class digit_source : std::uint8_t {
+  staged,      ///< a byte a key in shared memory, written as it is staged
+  recomputed,  ///< from the staged key (with late values, the keys' scatter keeps them in registers for the values')
+};
+
 struct onesweep_policy {
-  int threads;           ///< threads per scatter block (>= 256: one per digit in the look-back)
-  int items;             ///< keys per thread in a scatter tile
-  int min_blocks;        ///< scatter blocks per SM the register budget must allow (__launch_bounds__)
-  int radix_bits;        ///< digit width (<= 8)
-  int hist_threads;      ///< threads per block of the all-digit histogram
-  int hist_vectors;      ///< 16-byte vectors per thread per histogram chunk
-  int hist_min_blocks;   ///< histogram blocks per SM the register budget must allow (__launch_bounds__)
-  int ring_log2;         ///< look-back ring: 2^ring_log2 tiles x 256 digits x 8 bytes
-  int lookback_limit;    ///< L: a tile looks back at most this many tiles
-  int tail_bits;         ///< tail iterator: tiles in a group may finish out of order
-  std::uint64_t small_n; ///< at or below: one block sorts the whole input in one launch
+  int threads;            ///< threads per scatter block (>= 256: one per digit in the look-back)
+  int items;              ///< keys per thread in a scatter tile
+  int min_blocks;         ///< scatter blocks per SM the register budget must allow (__launch_bounds__)
+  std::uint64_t small_n;  ///< at or below: one block sorts the whole input in one launch
   std::uint64_t medium_n; ///< above small_n and at or below: sm90_small_tiles (0: none)
-  bool early_counts;     ///< scatter: count digits (shared atomics) and publish before ranking (CUB's "early counts")
-  int lookback_batch;    ///< predecessors a look-back reads at once (one round trip)
-  bool prefetch_values = false;  ///< early counts with values: load them to registers with the keys
-  bool direct_load = false;      ///< scatter: keys loaded straight to registers (else cp.async through shared memory; sm_90: 6 % faster)
-  bool stage_digits = true;      ///< scatter: staged keys' digits in shared memory (else recomputed, or kept in registers for late values)
-  bool late_values = false;      ///< scatter: values staged through the keys' buffer after the keys are out (no prefetch; sm_90: 4-byte values, bench/results/cuda-h100-2026-11-23-d.md)
-  int hist_copies = 4;           ///< histogram: copies of the shared counters (lane groups spread over them)
-  bool hist_pipeline = true;     ///< histogram: the next chunk's loads in flight while one is counted (registers)
+  rank_order ranking;
+  int lookback_batch;     ///< predecessors a look-back reads at once (one round trip)
+  value_staging values = value_staging::with_keys;
+  digit_source digits = digit_source::staged;
   constexpr int tile() const { return threads * items; }
 };
 
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
+
+/// The all-digit histogram kernel's shape, the same for every key width:
+/// 256 threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the
+/// next chunk's loads are in flight while one is counted; at 4 blocks it
+/// spills).
+struct histogram_shape {
+  static constexpr int threads = 256;
+  static constexpr int vectors = 4;     ///< 16-byte vectors a thread loads per chunk
+  static constexpr int min_blocks = 3;  ///< __launch_bounds__
+};
 
 /// What the scatter kernel is compiled for: the scatter's fields of a policy,
 /// normalised for the value type (scatter_shape_of). The kernel and
@@ -41,21 +61,21 @@ std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 /// of a __global__ function.
 struct scatter_shape {
   int threads, items, min_blocks, lookback_batch;
-  bool early_counts, prefetch_values, direct_load, stage_digits, late_values;
+  rank_order ranking;
+  value_staging values;
+  digit_source digits;
   constexpr int tile() const { return threads * items; }
 };
 
 /// The scatter's shape of policy p for keys with (has_values) or without values.
 constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_values) {
-  return scatter_shape{p.threads,       p.items,
-                       p.min_blocks,    p.lookback_batch,
-                       p.early_counts,  p.prefetch_values && has_values,
-                       p.direct_load,   p.stage_digits,
-                       p.late_values && has_values};
+  return scatter_shape{p.threads, p.items, p.min_blocks, p.lookback_batch, p.ranking,
+                       has_values ? p.values : value_staging::with_keys, p.digits};
 }
 
-/// sm_90 (H100), per key width and value width (0: keys only). Ring: 1024
-/// tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles. Chosen by
+/// sm_90 (H100), per key width and value width (0: keys only). The ring
+/// (1024 tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles) is
+/// ring_config's, a run-time value. Chosen by
 /// measurement on an H100 (bench/results/cuda-h100-2026-11-22-*.md and
 /// cuda-h100-2026-11-23-d.md; src/cuda/NOTES.md's timeline): long tiles (fewer,
 /// shorter look-backs) win until shared memory or registers run out; the early
@@ -69,34 +89,32 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// and keeps them in registers for the values' scatter (4 % faster; for 64-bit
 /// keys 3 % slower).
 /// Other values: 32-bit keys 512 x 20 (1- and 2-byte values) or 384 x 16, at
-/// two blocks. The histogram: 256 threads x 4 vectors of 16 bytes, 3 blocks per
-/// SM (80 registers: the next chunk's loads are in flight while one is
-/// counted; at 4 blocks it spills).
+/// two blocks.
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
-  auto make = [](int threads, int items, int min_blocks, bool early, std::uint64_t medium_n, int batch) {
-    return onesweep_policy{threads, items, min_blocks, 8, 256, 4, 3, 10, 256, 8, std::uint64_t(threads) * items,
-                           medium_n, early, batch};
+  auto make = [](int threads, int items, int min_blocks, rank_order ranking, std::uint64_t medium_n, int batch) {
+    return onesweep_policy{threads, items, min_blocks, std::uint64_t(threads) * items, medium_n, ranking, batch};
   };
+  constexpr auto early = rank_order::count_then_rank, ranks_first = rank_order::rank_then_count;
   // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles;
   // compiled for keys only and 4-byte values)
   const std::uint64_t medium = value_bytes == 0 || value_bytes == 4 ? std::uint64_t(1) << 21 : 0;
   switch (key_bytes) {
     case 1:
-    case 2: return make(512, 16, 2, false, 0, 8);
+    case 2: return make(512, 16, 2, ranks_first, 0, 8);
     case 4: {
-      if (value_bytes == 0) return make(384, 28, 3, true, medium, 1);
+      if (value_bytes == 0) return make(384, 28, 3, early, medium, 1);
       if (value_bytes == 4) {
-        onesweep_policy p = make(384, 36, 2, true, medium, 1);
-        p.late_values = true;     // measured for 4-byte values only
-        p.stage_digits = false;   // the keys' scatter keeps the digits in registers for the values' (4 % faster)
+        onesweep_policy p = make(384, 36, 2, early, medium, 1);
+        p.values = value_staging::late;      // measured for 4-byte values only
+        p.digits = digit_source::recomputed;  // the keys' scatter keeps the digits in registers for the values' (4 % faster)
         return p;
       }
-      return value_bytes < 4 ? make(512, 20, 2, true, medium, 1) : make(384, 16, 2, true, 0, 1);
+      return value_bytes < 4 ? make(512, 20, 2, early, medium, 1) : make(384, 16, 2, early, 0, 1);
     }
     default: {
-      if (value_bytes == 0) return make(384, 26, 2, true, medium, 2);
-      onesweep_policy p = make(384, value_bytes == 4 ? 24 : 16, 2, true, medium, 1);
-      p.late_values = value_bytes == 4;
+      if (value_bytes == 0) return make(384, 26, 2, early, medium, 2);
+      onesweep_policy p = make(384, value_bytes == 4 ? 24 : 16, 2, early, medium, 1);
+      if (value_bytes == 4) p.values = value_staging::late;
       return p;
     }
   }
@@ -108,32 +126,32 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
 /// of it (2^16 u32 keys: 7 long tiles, 22 short ones).
 constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  p.threads = 384, p.items = 8, p.min_blocks = 3, p.early_counts = true;
+  p.threads = 384, p.items = 8, p.min_blocks = 3, p.ranking = rank_order::count_then_rank;
   // measured with 4-byte values prefetched, before late values became the long tiles' default
-  p.prefetch_values = value_bytes == 4, p.late_values = false;
+  p.values = value_bytes == 4 ? value_staging::prefetched : value_staging::with_keys;
+  p.digits = digit_source::staged;
   return p;
 }
 
 /// A/B slots for tuning experiments (NOTES.md), compiled in only with
-/// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys (keys only or 32-bit
-/// values) and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
+/// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys with 4- or 8-byte
+/// values and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
 /// stage altbench). Inputs small enough for one block, or for the small
 /// tiles, still take the default's kernels. The slots now vary the scatter of
-/// 4-byte values only (keys-only rows run the default): {threads, items,
-/// blocks per SM, look-back batch, digits staged}, late values, next to the
-/// defaults (384 x 36 and 384 x 24). The shapes measured before are in
+/// 8-byte values only (other rows run the default): {threads, items, blocks
+/// per SM, late values, prefetched values}, next to the default (384 x 16,
+/// values loaded as each key is staged). The shapes measured before are in
 /// src/cuda/NOTES.md's timeline and git history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks, batch; bool stage_digits; };
+  struct shape { int threads, items, min_blocks; value_staging values; };
+  constexpr auto late = value_staging::late, prefetched = value_staging::prefetched;
   constexpr shape slots[2][3] = {
-      {{384, 36, 2, 1, false}, {384, 32, 2, 1, false}, {384, 40, 2, 1, false}},   // 32-bit keys, 4-byte values
-      {{384, 24, 2, 1, false}, {384, 20, 2, 1, false}, {384, 26, 2, 1, false}}};  // 64-bit keys, 4-byte values
+      {{384, 24, 2, late}, {384, 20, 2, prefetched}, {384, 16, 2, late}},   // 32-bit keys, 8-byte values
+      {{384, 24, 2, late}, {384, 20, 2, late}, {384, 16, 2, prefetched}}};  // 64-bit keys, 8-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  if (value_bytes != 4) return p;
+  if (value_bytes != 8) return p;
   const shape sh = slots[key_bytes == 8][which - 1];
-  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.lookback_batch = sh.batch;
-  p.stage_digits = sh.stage_digits;
-  p.prefetch_values = false, p.late_values = true;
+  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.values = sh.values;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }

@@ -20,7 +20,7 @@ struct onesweep_kernels {
       : Alt > 0 ? sm90_alt_policy(int(sizeof(U)), value_bytes, Alt)
                 : sm90_policy(int(sizeof(U)), value_bytes);
   static constexpr int threads = pol.threads, items = pol.items;
-  static constexpr int hist_threads = pol.hist_threads, hist_vectors = pol.hist_vectors;
+  static constexpr int hist_threads = histogram_shape::threads, hist_vectors = histogram_shape::vectors;
   struct shape {
     static constexpr scatter_shape value = scatter_shape_of(pol, !std::is_same_v<V, no_value>);
   };
@@ -35,8 +35,8 @@ struct onesweep_kernels {
     if constexpr (may_be_float) return c.linear() ? scatter_kernel_for<true> : scatter_kernel_for<false>;
     else return scatter_kernel;
   }
-  static constexpr auto histogram_kernel = onesweep_histogram_kernel<U, hist_threads, hist_vectors, pol.hist_min_blocks,
-                                                                     pol.hist_copies, pol.hist_pipeline>;
+  static constexpr auto histogram_kernel =
+      onesweep_histogram_kernel<U, hist_threads, hist_vectors, histogram_shape::min_blocks>;
   struct residency {
     int scatter = 1, histogram = 1;  ///< blocks per SM
   };
@@ -121,8 +121,7 @@ void onesweep_run(const onesweep_job<U, V>& job);
 /// Alt = 1..3 (sm90_alt_policy) are not instantiated in production builds:
 /// they are slots for A/B experiments (NOTES.md), compiled in only when
 /// RADIX_CUDA_ALT_POLICY_BUILD is defined, and then chosen at run time with
-/// RADIX_CUDA_ALT_POLICY=N for 32- and 64-bit keys without values or with
-/// 32-bit ones.
+/// RADIX_CUDA_ALT_POLICY=N for 32- and 64-bit keys with 4- or 8-byte values.
 /// Alt = -1: sm90_small_tiles, for inputs above small_n and at most medium_n.
 template <class U, class V>
 void onesweep_sort(const onesweep_job<U, V>& job) {
@@ -131,7 +130,7 @@ void onesweep_sort(const onesweep_job<U, V>& job) {
       return onesweep_run<U, V, -1>(job);
   }
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
-  if constexpr (sizeof(U) >= 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) {
+  if constexpr (sizeof(U) >= 4 && (std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>)) {
     switch (job.tuning.alt_policy) {
       case 1: return onesweep_run<U, V, 1>(job);
       case 2: return onesweep_run<U, V, 2>(job);
@@ -227,16 +226,14 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   // 3. one kernel per digit, a persistent grid taking tiles by ticket
   const std::uint64_t scatter_grid = std::min<std::uint64_t>(tiles, std::uint64_t(sms) * resident.scatter);
   const auto scatter_kernel = K::scatter_kernel_of(p.codec);
-  for (int ps = 0; ps < passes.count; ++ps) {
-    scatter_kernel<<<unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream>>>(
-        p, ps, passes.shift[ps], passes.bits[ps], passes.bin_offset[ps]);
-    RADIX_CUDA_CHECK_LAUNCH("radix onesweep_scatter_kernel");
-  }
+  // (each launched as a dependent of the kernel before it: no gap between passes)
+  for (int ps = 0; ps < passes.count; ++ps)
+    launch_dependent(job.tuning.pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,
+                     p, ps, int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
 
   // 4. copy home after an odd number of passes / identity argsort
   const std::uint64_t fin_grid = std::min<std::uint64_t>((n + 1023) / 1024, std::uint64_t(sms) * 8);
-  onesweep_finish_kernel<U, V><<<unsigned(fin_grid), 256, 0, stream>>>(p);
-  RADIX_CUDA_CHECK_LAUNCH("radix onesweep_finish_kernel");
+  launch_dependent(job.tuning.pdl, onesweep_finish_kernel<U, V>, unsigned(fin_grid), 256, 0, stream, p);
 }
 
 #define RADIX_ONESWEEP_INSTANTIATE(U, V)                                                                  \

@@ -29,9 +29,7 @@ struct histogram_params {
   bool narrow_ok = false;    ///< the host allows half-width keys between passes (32-bit keys only, end_bit at the top)
 };
 
-/// Copies: copies of the shared counters; Pipeline: the next chunk's loads
-/// are in flight while one is counted (twice the registers for the keys).
-template <class U, int Threads, int Vectors, int Copies = 4, bool Pipeline = true>
+template <class U, int Threads, int Vectors>
 struct histogram_agent {
   static constexpr int per_vec = 16 / int(sizeof(U));
   static constexpr int per_thread = Vectors * per_vec;
@@ -47,7 +45,7 @@ struct histogram_agent {
   /// share the pass's digit (one atomic for them all, likely the same digit
   /// in every lane: the high bytes of narrow keys) it takes its group's copy.
   /// Each copy is padded by one word (other banks).
-  static constexpr int copies = Copies;
+  static constexpr int copies = 4;
   static constexpr int copy_stride = max_bins + 1;
 
   struct storage {
@@ -254,14 +252,7 @@ struct histogram_agent {
     if (base < full_end) {
       chunk_regs cur;
       load_chunk(base, cur);
-      if constexpr (!Pipeline) {
-        for (;;) {
-          unsorted |= count_chunk<Form>(cur, canon_used);
-          base += stride;
-          if (base >= full_end) break;
-          load_chunk(base, cur);
-        }
-      } else for (;;) {
+      for (;;) {
         const std::uint64_t next = base + stride;
         const bool more = next < full_end;
         chunk_regs ahead;

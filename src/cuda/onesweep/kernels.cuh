@@ -6,13 +6,15 @@
 
 namespace radix::cuda_detail {
 
-template <class U, int Threads, int Vectors, int MinBlocks, int Copies, bool Pipeline>
+template <class U, int Threads, int Vectors, int MinBlocks>
 __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_histogram_kernel(const histogram_params<U> p) {
-  using agent = histogram_agent<U, Threads, Vectors, Copies, Pipeline>;
+  using agent = histogram_agent<U, Threads, Vectors>;
   __shared__ typename agent::storage s;
   agent{p, s}.process();
 }
 
+/// Launched as a dependent of the previous kernel (launch_dependent): it
+/// waits for it before anything else.
 /// Shape::value: threads, keys per thread, blocks per SM and the scatter's
 /// switches (policy.hpp, scatter_shape; scatter_agent explains each); Linear:
 /// integer keys (the ordered-bits transform is one XOR; the host picks this
@@ -21,6 +23,8 @@ template <class U, class V, class Shape, bool Linear>
 __global__ void __launch_bounds__(Shape::value.threads, Shape::value.min_blocks)
     onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass, int shift, int bits, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
+  pdl_wait();     // the previous pass (or the histogram) is done
+  pdl_release();  // every block is resident: the next pass may queue behind them
   scatter_agent<U, V, Shape, Linear>{p, pass, shift, bits, bin_offset, smem}.process();
 }
 
@@ -35,6 +39,7 @@ __global__ void __launch_bounds__(Threads) single_tile_kernel(const onesweep_par
 /// skipped needs the identity permutation.
 template <class U, class V>
 __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_params<U, V> p) {
+  pdl_wait();  // the last pass is done
   const int k = p.ctl->eff_passes;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   const std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;

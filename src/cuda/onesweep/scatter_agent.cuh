@@ -28,18 +28,18 @@
 // high half back as it loads them, so such a pass moves 6 bytes a 32-bit key
 // instead of 8 (u32 keys with 16 random bits: two passes, 4+2 and 2+4 bytes).
 //
-// EarlyCounts = true (CUB's "early counts"): the tile's digits are counted
+// rank_order::count_then_rank (CUB's "early counts"): the tile's digits are counted
 // with shared atomics and published and scanned before the ranking, which
 // then yields positions in the sorted tile directly, so each key is staged as
 // soon as it is ranked and no rank is kept in a register. It costs an atomic
 // a key; the registers it saves let 32-bit keys run three blocks per SM. The
 // default for 32- and 64-bit keys (sm90_policy); 8- and 16-bit keys rank first.
-// PrefetchValues (early counts only): the tile's values are loaded to
+// value_staging::prefetched (early counts only): the tile's values are loaded to
 // registers with its keys, so their latency passes while the keys are counted.
-// LateValues (early counts, no prefetch, values no wider than keys; CUB's
-// order): the keys are staged and scattered first, then the values are
-// loaded, staged through the keys' shared buffer at the keys' positions (kept
-// in registers, two 16-bit ones a register) and scattered. It halves the
+// value_staging::late (early counts; CUB's order): the keys are staged
+// and scattered first, then the values are loaded, staged through the keys'
+// shared buffer (as wide as the wider of the two) at the keys' positions
+// (kept in registers, two 16-bit ones a register) and scattered. It halves the
 // staging memory, which buys longer tiles at two blocks per SM: the sm_90
 // default for 4-byte values (u32/u32 pairs 384 x 36: 7 % faster than 512 x 20
 // with prefetched values, and 4 % more with the digits kept in registers
@@ -64,11 +64,10 @@ template <class U, class V, class Shape, bool Linear = false>
 struct scatter_agent {
   static constexpr scatter_shape S = Shape::value;
   static constexpr int Threads = S.threads, Items = S.items, LookbackBatch = S.lookback_batch;
-  static constexpr bool EarlyCounts = S.early_counts, PrefetchValues = S.prefetch_values,
-                        DirectLoad = S.direct_load, StageDigits = S.stage_digits, LateValues = S.late_values;
-  static_assert(!PrefetchValues || EarlyCounts, "values are prefetched only for the early counts' staging");
-  static_assert(!LateValues || (EarlyCounts && !PrefetchValues && sizeof(V) <= sizeof(U)),
-                "late values: early counts, no prefetch, values staged in the keys' buffer");
+  static constexpr bool EarlyCounts = S.ranking == rank_order::count_then_rank;
+  static constexpr bool StageDigits = S.digits == digit_source::staged;
+  static_assert(S.values == value_staging::with_keys || EarlyCounts,
+                "prefetched and late values are staged by the early counts' ranking");
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
   static constexpr int warp_tile = 32 * Items;
@@ -105,9 +104,12 @@ struct scatter_agent {
   /// bench/results/cuda-h100-2026-11-23-c.md and -d.md).
   static constexpr std::size_t smem_align = 128;
   static constexpr std::size_t align_up(std::size_t x) { return (x + smem_align - 1) / smem_align * smem_align; }
+  static constexpr bool late = S.values == value_staging::late && has_values;
+  static constexpr bool prefetch = S.values == value_staging::prefetched && has_values;
+  /// Late values wider than the keys widen the keys' buffer instead.
+  static constexpr std::size_t staged_bytes = late && sizeof(V) > sizeof(U) ? sizeof(V) : sizeof(U);
   static constexpr std::size_t keys_offset = align_up(sizeof(storage));
-  static constexpr std::size_t values_offset = keys_offset + align_up(sizeof(U) * tile);
-  static constexpr bool late = LateValues && has_values;
+  static constexpr std::size_t values_offset = keys_offset + align_up(staged_bytes * tile);
   static constexpr std::size_t digits_offset = align_up(values_offset + (has_values && !late ? sizeof(V) * tile : 0));
   static constexpr std::size_t smem_bytes = digits_offset + (StageDigits ? tile : 0);
 
@@ -204,206 +206,262 @@ struct scatter_agent {
     }
   }
 
-  /// NarrowSrc: this pass reads half-width keys (narrow_key_t).
+  static constexpr int scatter_keys = 1, scatter_values = 2;
+  /// Late values without staged digits: the keys' scatter computes each key's
+  /// digit and keeps it, four to a register, for the values' scatter.
+  static constexpr bool digits_in_registers = late && !StageDigits;
+  static constexpr int dig_words = digits_in_registers ? (Items + 3) / 4 : 1;
+  /// Where a tile lies and which part of it this thread's warp holds.
+  struct tile_span {
+    unsigned seq;         ///< the tile's number in the whole sort (its ring slot)
+    unsigned index;       ///< the tile's number in this pass
+    std::uint64_t base;   ///< its first key
+    int valid;            ///< its keys (tile, but for the last)
+    int warp_base;        ///< the warp's first key in the tile
+    __device__ __forceinline__ bool full() const { return valid == tile; }
+    __device__ __forceinline__ bool item_valid(int i) const { return warp_base + i * 32 + int(lane_id()) < valid; }
+  };
+
+  /// What a thread holds of its tile, in registers.
+  struct tile_regs {
+    U keys[Items];
+    V vals[prefetch ? Items : 1];              ///< prefetched values
+    unsigned pos2[late ? (Items + 1) / 2 : 1] = {};  ///< late values: the keys' staged places, two 16-bit ones a register
+  };
+
+  /// One tile: the story of the pass. NarrowSrc: the pass reads half-width
+  /// keys (narrow_key_t).
   template <core::key_form Form, bool NarrowSrc>
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
                                                unsigned& next_ticket) {
-    storage& s = st();
-    control* ctl = p.ctl;
-    const int digits = 1 << digit_bits;
-    rank_t::clear(s.rank, digits);
-    const std::uint64_t base = std::uint64_t(tile_idx) * tile;
-    const int valid = p.n - base < std::uint64_t(tile) ? int(p.n - base) : tile;
+    rank_t::clear(st().rank, 1 << digit_bits);
+    const tile_span t = span_of(seq, tile_idx);
+    tile_regs r;
+    load_keys<NarrowSrc>(buf, t, r);
+    if constexpr (prefetch) load_values_striped(buf.vsrc, t.base, t.warp_base, t.valid, r.vals);
+    __syncthreads();  // counters cleared
+    const unsigned count = rank_and_stage<Form>(buf, t, r);  // publishes the tile's counts on the way
+    look_back(t, count);
+    const unsigned ticket = next_ticket_and_release(e, seq);
+    scatter_tile<Form>(buf, t, r);
+    if (threadIdx.x == helper) next_ticket = ticket;
+  }
 
-    // load
-    const unsigned warp = threadIdx.x / 32, lane = lane_id();
-    const int warp_base = int(warp) * warp_tile;
-    U keys[Items];
-    auto load_keys = [&] {
-      if constexpr (DirectLoad) load_t::striped_direct(buf.ksrc + base + warp_base, valid - warp_base, keys, U(0));
-      else load_t::striped(buf.ksrc + base + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
-    };
+  __device__ __forceinline__ tile_span span_of(unsigned seq, unsigned tile_idx) const {
+    tile_span t;
+    t.seq = seq;
+    t.index = tile_idx;
+    t.base = std::uint64_t(tile_idx) * tile;
+    t.valid = p.n - t.base < std::uint64_t(tile) ? int(p.n - t.base) : tile;
+    t.warp_base = int(threadIdx.x / 32) * warp_tile;
+    return t;
+  }
+
+  /// Load: the warp's keys, warp-striped, through shared memory (cp.async).
+  template <bool NarrowSrc>
+  __device__ __forceinline__ void load_keys(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r) {
     if constexpr (NarrowSrc) {
       // the low halves; the high half every key shares is put back
-      load_t::striped_widen(reinterpret_cast<const N*>(buf.ksrc) + base + warp_base, valid - warp_base, keys,
-                            tile_keys() + warp_base, narrow_high(), U(0));
+      load_t::striped_widen(reinterpret_cast<const N*>(buf.ksrc) + t.base + t.warp_base, t.valid - t.warp_base, r.keys,
+                            tile_keys() + t.warp_base, narrow_high(), U(0));
     } else {
-      load_keys();
+      load_t::striped(buf.ksrc + t.base + t.warp_base, t.valid - t.warp_base, r.keys, tile_keys() + t.warp_base, U(0));
     }
-    // PrefetchValues: the values' loads are in flight while the keys are
-    // counted, instead of one exposed load per key when it is staged
-    constexpr bool prefetch = PrefetchValues && has_values;
-    V vals[prefetch ? Items : 1];
-    if constexpr (prefetch) load_values_striped(buf.vsrc, base, warp_base, valid, vals);
-    __syncthreads();  // counters cleared
+  }
 
-    unsigned long long* my_slot = ring::slot(p.ring, seq, p.ring_cfg);
-    const unsigned d = threadIdx.x;
-    // publish the tile's counts (tile 0 knows its prefix: the digit's global start)
-    auto publish = [&](unsigned c) {
-      if (tile_idx == 0)
-        ring::publish(my_slot, seq, d, ring::flag_prefix, ctl->offsets[bin_offset + d] + c, p.ring_cfg);
-      else
-        ring::publish(my_slot, seq, d, ring::flag_aggregate, c, p.ring_cfg);
-    };
-    // Registers are what limits the tile here: keys stay in registers, two
-    // 16-bit ranks share one, and digits are recomputed from the keys where
-    // needed (a shift and a mask) instead of being kept.
+  /// Publish one digit's count to the ring: tile 0 knows its prefix (the
+  /// digit's global start), the others their aggregate.
+  __device__ __forceinline__ void publish(const tile_span& t, unsigned d, unsigned c) const {
+    unsigned long long* slot = ring::slot(p.ring, t.seq, p.ring_cfg);
+    if (t.index == 0)
+      ring::publish(slot, t.seq, d, ring::flag_prefix, p.ctl->offsets[bin_offset + d] + c, p.ring_cfg);
+    else
+      ring::publish(slot, t.seq, d, ring::flag_aggregate, c, p.ring_cfg);
+  }
+
+  /// Before the first publish: the helper waits until the tile's ring slot is free.
+  __device__ __forceinline__ void wait_for_ring_slot(const tile_span& t) {
+    if (threadIdx.x == helper) ring::wait_for_slot(p.ctl, t.seq, p.ring_cfg, known_tail);
+    __syncwarp();
+    __syncthreads();
+  }
+
+  /// Rank: stable places of the keys in the digit-sorted tile; the tile's
+  /// counts are published (and scanned into digit starts) on the way; keys
+  /// (and values) are staged in shared memory at their places. Returns this
+  /// thread's digit's count (threads past the digits: 0).
+  template <core::key_form Form>
+  __device__ __forceinline__ unsigned rank_and_stage(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r) {
+    if constexpr (EarlyCounts) return count_then_rank<Form>(buf, t, r);
+    else return rank_then_count<Form>(buf, t, r);
+  }
+
+  /// CUB's "early counts": count (shared atomics), publish and scan before
+  /// ranking; a rank is then the key's place in the sorted tile, so no rank is
+  /// kept (the registers this frees let three blocks share an SM).
+  template <core::key_form Form>
+  __device__ __forceinline__ unsigned count_then_rank(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r) {
+    storage& s = st();
     unsigned* hist = rank_t::warp_counters(s.rank);
-    auto item_valid = [&](int i) { return warp_base + i * 32 + int(lane) < valid; };
-    unsigned count = 0;
-    if constexpr (EarlyCounts) {
-      // CUB's "early counts": count (shared atomics), publish and scan before
-      // ranking; the ranks are then positions in the digit-sorted tile.
-      if (valid < tile) {
+    if (t.full()) {
 #pragma unroll
-        for (int i = 0; i < Items; ++i)
-          if (item_valid(i)) atomicAdd(hist + digit<Form>(keys[i]), 1u);
-      } else {
+      for (int i = 0; i < Items; ++i) atomicAdd(hist + digit<Form>(r.keys[i]), 1u);
+    } else {
 #pragma unroll
-        for (int i = 0; i < Items; ++i) atomicAdd(hist + digit<Form>(keys[i]), 1u);
-      }
-      if (threadIdx.x == helper) ring::wait_for_slot(ctl, seq, p.ring_cfg, known_tail);  // before publishing
-      __syncwarp();
-      __syncthreads();
-      count = rank_t::scan_digits(s.rank, digits, publish);  // ends with a barrier: every warp has read its keys
+      for (int i = 0; i < Items; ++i)
+        if (t.item_valid(i)) atomicAdd(hist + digit<Form>(r.keys[i]), 1u);
     }
-    // stage one key (and its value) at its place in the digit-sorted tile;
-    // late values: keep the place for the value
-    unsigned pos2[late ? (Items + 1) / 2 : 1] = {};
-    auto stage_one = [&](int i, unsigned dg, unsigned pos) {
-      tile_keys()[pos] = keys[i];
-      if constexpr (StageDigits) tile_digits()[pos] = static_cast<unsigned char>(dg);
-      if constexpr (late) {
-        pos2[i / 2] = (i & 1) ? (pos2[i / 2] | (pos << 16)) : pos;
-      } else if constexpr (prefetch) {
-        tile_values()[pos] = vals[i];
-      } else if constexpr (has_values) {
-        tile_values()[pos] = source_value(buf.vsrc, base + warp_base + i * 32 + lane);
-      }
-    };
-    const unsigned lt = lanemask_lt();
-    const unsigned gt = ~(lt | (1u << lane));
-    if constexpr (EarlyCounts) {
-      // rank and stage at once: with the warp prefixes already scanned, a
-      // rank is the key's place in the sorted tile, so no rank is kept (the
-      // registers this frees are what lets three blocks share an SM)
-      if (valid < tile) {
+    wait_for_ring_slot(t);
+    // ends with a barrier: every warp has read its counters
+    const unsigned count = rank_t::scan_digits(s.rank, 1 << digit_bits, [&](unsigned c) { publish(t, threadIdx.x, c); });
+    const unsigned lt = lanemask_lt(), gt = ~(lt | (1u << lane_id()));
+    if (t.full()) {
 #pragma unroll
-        for (int i = 0; i < Items; ++i) {
-          const bool ok = item_valid(i);
-          const unsigned dg = ok ? digit<Form>(keys[i]) : rank_t::no_digit;
-          const unsigned r = rank_t::template rank_one<true>(dg, hist, lt, gt);
-          if (ok) stage_one(i, dg, r);
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < Items; ++i) {
-          const unsigned dg = digit<Form>(keys[i]);
-          stage_one(i, dg, rank_t::template rank_one<false>(dg, hist, lt, gt));
-        }
+      for (int i = 0; i < Items; ++i) {
+        const unsigned dg = digit<Form>(r.keys[i]);
+        stage(buf, t, r, i, dg, rank_t::template rank_one<false>(dg, hist, lt, gt));
       }
     } else {
-      // rank: stable ranks within the warp, two 16-bit ranks a register
-      constexpr int pairs = (Items + 1) / 2;
-      unsigned rank2[pairs];
-      if (valid < tile) {
 #pragma unroll
-        for (int i = 0; i < Items; ++i) {
-          const unsigned r = rank_t::template rank_one<true>(item_valid(i) ? digit<Form>(keys[i]) : rank_t::no_digit,
-                                                             hist, lt, gt);
-          rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (r << 16)) : (r & 0xFFFFu);
-        }
-      } else {
+      for (int i = 0; i < Items; ++i) {
+        const bool ok = t.item_valid(i);
+        const unsigned dg = ok ? digit<Form>(r.keys[i]) : rank_t::no_digit;
+        const unsigned place = rank_t::template rank_one<true>(dg, hist, lt, gt);
+        if (ok) stage(buf, t, r, i, dg, place);
+      }
+    }
+    return count;
+  }
+
+  /// Ranks first: stable ranks within the warp (two 16-bit ranks a
+  /// register), then the counts are published and scanned, then each key is
+  /// staged at its digit's start plus its rank.
+  template <core::key_form Form>
+  __device__ __forceinline__ unsigned rank_then_count(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r) {
+    storage& s = st();
+    unsigned* hist = rank_t::warp_counters(s.rank);
+    const unsigned lt = lanemask_lt(), gt = ~(lt | (1u << lane_id()));
+    unsigned rank2[(Items + 1) / 2];
+    if (t.full()) {
 #pragma unroll
-        for (int i = 0; i < Items; ++i) {
-          const unsigned r = rank_t::template rank_one<false>(digit<Form>(keys[i]), hist, lt, gt);
-          rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (r << 16)) : r;
+      for (int i = 0; i < Items; ++i) {
+        const unsigned rk = rank_t::template rank_one<false>(digit<Form>(r.keys[i]), hist, lt, gt);
+        rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (rk << 16)) : rk;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const unsigned rk =
+            rank_t::template rank_one<true>(t.item_valid(i) ? digit<Form>(r.keys[i]) : rank_t::no_digit, hist, lt, gt);
+        rank2[i / 2] = (i & 1) ? (rank2[i / 2] | (rk << 16)) : (rk & 0xFFFFu);
+      }
+    }
+    wait_for_ring_slot(t);
+    const unsigned count = rank_t::scan_digits(s.rank, 1 << digit_bits, [&](unsigned c) { publish(t, threadIdx.x, c); });
+    const auto stage_all = [&](auto full) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        if (decltype(full)::value || t.item_valid(i)) {
+          const unsigned dg = digit<Form>(r.keys[i]);
+          const unsigned rk = (i & 1) ? rank2[i / 2] >> 16 : rank2[i / 2] & 0xFFFFu;
+          stage(buf, t, r, i, dg, rank_t::local_position(s.rank, dg, rk));
         }
       }
-      if (threadIdx.x == helper) ring::wait_for_slot(ctl, seq, p.ring_cfg, known_tail);  // before publishing
-      __syncwarp();
-      __syncthreads();
-      count = rank_t::scan_digits(s.rank, digits, publish);
-      // stage keys and values in digit order (full tiles: no per-item check)
-      auto stage_items = [&](auto full) {
-#pragma unroll
-        for (int i = 0; i < Items; ++i) {
-          if (decltype(full)::value || item_valid(i)) {
-            const unsigned dg = digit<Form>(keys[i]);
-            const unsigned r = (i & 1) ? rank2[i / 2] >> 16 : rank2[i / 2] & 0xFFFFu;
-            stage_one(i, dg, rank_t::local_position(s.rank, dg, r));
-          }
-        }
-      };
-      if (valid == tile) stage_items(std::true_type{});
-      else stage_items(std::false_type{});
-    }
+    };
+    if (t.full()) stage_all(std::true_type{});
+    else stage_all(std::false_type{});
+    return count;
+  }
 
-    // look back
-    if (int(d) < digits) {
+  /// Stage one key (and its value, or for late values its place) at its
+  /// place in the digit-sorted tile.
+  __device__ __forceinline__ void stage(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r, int i,
+                                        unsigned dg, unsigned place) {
+    tile_keys()[place] = r.keys[i];
+    if constexpr (StageDigits) tile_digits()[place] = static_cast<unsigned char>(dg);
+    if constexpr (late) {
+      r.pos2[i / 2] = (i & 1) ? (r.pos2[i / 2] | (place << 16)) : place;
+    } else if constexpr (prefetch) {
+      tile_values()[place] = r.vals[i];
+    } else if constexpr (has_values) {
+      tile_values()[place] = source_value(buf.vsrc, t.base + t.warp_base + i * 32 + lane_id());
+    }
+  }
+
+  /// Look back: each digit's global start from the predecessors' counts
+  /// (then this tile's inclusive prefix is published), kept as the shift
+  /// from a staged place to the output position.
+  __device__ __forceinline__ void look_back(const tile_span& t, unsigned count) {
+    storage& s = st();
+    const unsigned d = threadIdx.x;
+    if (int(d) < (1 << digit_bits)) {
       unsigned long long start;
-      if (tile_idx == 0) {
-        start = ctl->offsets[bin_offset + d];
+      if (t.index == 0) {
+        start = p.ctl->offsets[bin_offset + d];
       } else {
-        start = ring::look_back<LookbackBatch>(p.ring, seq, tile_idx, d, p.ring_cfg);
-        ring::publish(my_slot, seq, d, ring::flag_prefix, start + count, p.ring_cfg);
+        start = ring::look_back<LookbackBatch>(p.ring, t.seq, t.index, d, p.ring_cfg);
+        ring::publish(ring::slot(p.ring, t.seq, p.ring_cfg), t.seq, d, ring::flag_prefix, start + count, p.ring_cfg);
       }
       s.shift[d] = static_cast<long long>(start) - static_cast<long long>(s.rank.digit_start[d]);
       s.shift32[d] = static_cast<int>(s.shift[d]);
     }
     __syncwarp();  // reconverge the look-back's spinning lanes before the barrier
     __syncthreads();
-    // The helper takes the next ticket now, not earlier: a ticket taken long
-    // before its tile starts keeps the tiles after it waiting for its counts
-    // (taken during the look-back, it cost 20 %). The round trip hides
-    // behind the scatter: the result is stored after it. Then the block is
-    // done with the ring (its reads and writes happened before the barrier).
+  }
+
+  /// The helper takes the next ticket now, not earlier: a ticket taken long
+  /// before its tile starts keeps the tiles after it waiting for its counts
+  /// (taken during the look-back, it cost 20 %). The round trip hides behind
+  /// the scatter. Then the block is done with the ring (its reads and writes
+  /// happened before the look-back's barrier).
+  __device__ __forceinline__ unsigned next_ticket_and_release(int e, unsigned seq) {
     unsigned ticket = 0;
     if (threadIdx.x == helper) {
-      ticket = atomicAdd(&ctl->ticket[e], 1u);
-      ring::advance_tail(ctl, seq, p.ring_cfg);
+      ticket = atomicAdd(&p.ctl->ticket[e], 1u);
+      ring::advance_tail(p.ctl, seq, p.ring_cfg);
     }
+    return ticket;
+  }
 
-    // scatter (full tiles without a bounds check per item)
+  /// Scatter: keys and values from shared memory to their output positions
+  /// (late values: the keys first, then the values staged in their buffer).
+  template <core::key_form Form>
+  __device__ __forceinline__ void scatter_tile(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r) {
     unsigned dig4[dig_words] = {};  // late values, digits not staged: the keys' scatter keeps them here
-    auto scatter_as = [&](auto what, auto narrow) {
-      constexpr int W = decltype(what)::value;
-      constexpr bool Nw = decltype(narrow)::value;
-      if (p.n < (std::uint64_t(1) << 31)) {
-        if (valid == tile) scatter<Form, true, true, W, Nw>(buf, valid, dig4);
-        else scatter<Form, true, false, W, Nw>(buf, valid, dig4);
-      } else {
-        scatter<Form, false, false, W, Nw>(buf, valid, dig4);
-      }
-    };
-    auto scatter_all = [&](auto what) {
-      if (can_narrow && (decltype(what)::value & scatter_keys) && narrow_dst())
-        scatter_as(what, std::integral_constant<bool, can_narrow>{});
-      else
-        scatter_as(what, std::false_type{});
-    };
     if constexpr (late) {
-      scatter_all(std::integral_constant<int, scatter_keys>{});
-      V vals_late[Items];
-      load_values_striped(buf.vsrc, base, warp_base, valid, vals_late);
+      scatter_pass<Form, scatter_keys>(buf, t, dig4);
+      V vals[Items];
+      load_values_striped(buf.vsrc, t.base, t.warp_base, t.valid, vals);
       __syncthreads();  // every key is out of the shared buffer
 #pragma unroll
       for (int i = 0; i < Items; ++i)
-        if (item_valid(i)) tile_values()[(i & 1) ? pos2[i / 2] >> 16 : pos2[i / 2] & 0xFFFFu] = vals_late[i];
+        if (t.item_valid(i)) tile_values()[(i & 1) ? r.pos2[i / 2] >> 16 : r.pos2[i / 2] & 0xFFFFu] = vals[i];
       __syncthreads();
-      scatter_all(std::integral_constant<int, scatter_values>{});
+      scatter_pass<Form, scatter_values>(buf, t, dig4);
     } else {
-      scatter_all(std::integral_constant<int, scatter_keys | scatter_values>{});
+      scatter_pass<Form, scatter_keys | scatter_values>(buf, t, dig4);
     }
-    if (threadIdx.x == helper) next_ticket = ticket;
   }
 
-  static constexpr int scatter_keys = 1, scatter_values = 2;
-  /// Late values without staged digits: the keys' scatter computes each key's
-  /// digit and keeps it, four to a register, for the values' scatter.
-  static constexpr bool digits_in_registers = late && !StageDigits;
-  static constexpr int dig_words = digits_in_registers ? (Items + 3) / 4 : 1;
+  /// One sweep of the staged tile, with the variant of scatter() for the
+  /// tile (full or not), the size of the output (32-bit positions) and the
+  /// keys' width on the way out (narrow passes).
+  template <core::key_form Form, int What>
+  __device__ __forceinline__ void scatter_pass(const pass_buffers<U, V>& buf, const tile_span& t,
+                                               unsigned (&dig4)[dig_words]) {
+    const auto as = [&](auto narrow) {
+      constexpr bool Nw = decltype(narrow)::value;
+      if (p.n < (std::uint64_t(1) << 31)) {
+        if (t.full()) scatter<Form, true, true, What, Nw>(buf, t.valid, dig4);
+        else scatter<Form, true, false, What, Nw>(buf, t.valid, dig4);
+      } else {
+        scatter<Form, false, false, What, Nw>(buf, t.valid, dig4);
+      }
+    };
+    if (can_narrow && (What & scatter_keys) && narrow_dst()) as(std::integral_constant<bool, can_narrow>{});
+    else as(std::false_type{});
+  }
+
   /// What: scatter_keys and/or scatter_values (late values: keys first, then
   /// values, each staged in the same buffer; a value's digit is the staged one,
   /// or the one the keys' scatter left in dig4).
