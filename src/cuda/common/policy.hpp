@@ -88,8 +88,12 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// For 32-bit keys the digits are not staged: the keys' scatter computes them
 /// and keeps them in registers for the values' scatter (4 % faster; for 64-bit
 /// keys 3 % slower).
-/// Other values: 32-bit keys 512 x 20 (1- and 2-byte values) or 384 x 16, at
-/// two blocks.
+/// 8-byte values go late too: 384 x 24 for 32-bit keys (digits kept in
+/// registers), 384 x 20 for 64-bit keys (H100, bench/results/cuda-h100-2026-11-26.md:
+/// u64/u64 pairs 2^27 22.4 -> 16.0 ms, u32/u64 7.39 -> 6.36 ms, against 384 x 16
+/// with each value loaded as its key is staged).
+/// Other values: 32-bit keys 512 x 20 (1- and 2-byte values) or 384 x 16 (16
+/// bytes), at two blocks.
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   auto make = [](int threads, int items, int min_blocks, rank_order ranking, std::uint64_t medium_n, int batch) {
     return onesweep_policy{threads, items, min_blocks, std::uint64_t(threads) * items, medium_n, ranking, batch};
@@ -109,12 +113,18 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
         p.digits = digit_source::recomputed;  // the keys' scatter keeps the digits in registers for the values' (4 % faster)
         return p;
       }
+      if (value_bytes == 8) {
+        onesweep_policy p = make(384, 24, 2, early, 0, 1);
+        p.values = value_staging::late;  // through a keys' buffer widened to 8 bytes
+        p.digits = digit_source::recomputed;
+        return p;
+      }
       return value_bytes < 4 ? make(512, 20, 2, early, medium, 1) : make(384, 16, 2, early, 0, 1);
     }
     default: {
       if (value_bytes == 0) return make(384, 26, 2, early, medium, 2);
-      onesweep_policy p = make(384, value_bytes == 4 ? 24 : 16, 2, early, medium, 1);
-      if (value_bytes == 4) p.values = value_staging::late;
+      onesweep_policy p = make(384, value_bytes == 4 ? 24 : value_bytes == 8 ? 20 : 16, 2, early, medium, 1);
+      if (value_bytes == 4 || value_bytes == 8) p.values = value_staging::late;
       return p;
     }
   }
@@ -139,19 +149,19 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// stage altbench). Inputs small enough for one block, or for the small
 /// tiles, still take the default's kernels. The slots now vary the scatter of
 /// 8-byte values only (other rows run the default): {threads, items, blocks
-/// per SM, late values, prefetched values}, next to the default (384 x 16,
-/// values loaded as each key is staged). The shapes measured before are in
+/// per SM, value staging, digit source}, next to the default. The shapes measured before are in
 /// src/cuda/NOTES.md's timeline and git history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks; value_staging values; };
-  constexpr auto late = value_staging::late, prefetched = value_staging::prefetched;
+  struct shape { int threads, items, min_blocks; value_staging values; digit_source digits; };
+  constexpr auto late = value_staging::late;
+  constexpr auto staged = digit_source::staged, recomputed = digit_source::recomputed;
   constexpr shape slots[2][3] = {
-      {{384, 24, 2, late}, {384, 20, 2, prefetched}, {384, 16, 2, late}},   // 32-bit keys, 8-byte values
-      {{384, 24, 2, late}, {384, 20, 2, late}, {384, 16, 2, prefetched}}};  // 64-bit keys, 8-byte values
+      {{384, 24, 2, late, recomputed}, {384, 28, 2, late, staged}, {384, 20, 2, late, staged}},  // 32-bit keys, 8-byte values
+      {{384, 20, 2, late, staged}, {384, 18, 2, late, staged}, {384, 22, 2, late, staged}}};     // 64-bit keys, 8-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   if (value_bytes != 8) return p;
   const shape sh = slots[key_bytes == 8][which - 1];
-  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.values = sh.values;
+  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.values = sh.values, p.digits = sh.digits;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }

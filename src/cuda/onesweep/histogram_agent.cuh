@@ -196,7 +196,9 @@ struct histogram_agent {
 #pragma unroll
       for (int k = 0; k < Vectors; ++k) {
         const std::uint64_t first = base + (std::uint64_t(k) * Threads + threadIdx.x) * per_vec;
-        c.before[k] = first ? ld_nc(p.keys + first - 1) : U(0);
+        // the first key has no predecessor: compare it with itself (no raw
+        // pattern is below every ordered key: floats, signed, descending)
+        c.before[k] = ld_nc(p.keys + (first ? first - 1 : 0));
       }
     }
   }
