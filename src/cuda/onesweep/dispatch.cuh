@@ -223,6 +223,17 @@ void onesweep_run(const onesweep_job<U, V>& job) {
   K::histogram_kernel<<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
   RADIX_CUDA_CHECK_LAUNCH("radix onesweep_histogram_kernel");
 
+  // 3'. keys only, every bit of 1-byte integer keys: a counting sort writes them out
+  if constexpr (sizeof(U) == 1 && std::is_same_v<V, no_value>) {
+    if (job.mode == sort_mode::keys && p.codec.linear() && job.begin_bit == 0 && end_bit == key_bits &&
+        passes.count == 1) {
+      const std::uint64_t grid = std::min<std::uint64_t>((n + 4095) / 4096, std::uint64_t(sms) * 8);
+      launch_dependent(job.tuning.pdl, onesweep_expand_kernel<U>, unsigned(grid), 256, 0, stream, p,
+                       int(passes.bin_offset[0]));
+      return;
+    }
+  }
+
   // 3. one kernel per digit, a persistent grid taking tiles by ticket
   const std::uint64_t scatter_grid = std::min<std::uint64_t>(tiles, std::uint64_t(sms) * resident.scatter);
   const auto scatter_kernel = K::scatter_kernel_of(p.codec);

@@ -34,6 +34,48 @@ __global__ void __launch_bounds__(Threads) single_tile_kernel(const onesweep_par
   single_tile_agent<U, V, Threads, Items>{p, passes, smem}.process();
 }
 
+/// Keys only, every bit of 1-byte integer keys in one 8-bit pass: the sorted
+/// keys are the histogram written out (a counting sort), so the pass reads
+/// nothing but the 256 digit starts and writes each key once, where a
+/// scatter pass reads, writes and then copies home. Equal keys are the same
+/// byte, so there is no order among them to keep.
+template <class U>
+__global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_params<U, no_value> p, int bin_offset) {
+  static_assert(sizeof(U) == 1, "one byte a key: the digit is the whole key");
+  constexpr int per_thread = 16;  // one 16-byte store
+  pdl_wait();  // the histogram's plan is done
+  if (p.ctl->eff_passes == 0) return;  // sorted already, or every key the same
+  __shared__ unsigned long long start[radix_size + 1];
+  for (int d = threadIdx.x; d < radix_size; d += blockDim.x) start[d] = p.ctl->offsets[bin_offset + d];
+  if (threadIdx.x == 0) start[radix_size] = p.n;
+  __syncthreads();
+  const U x = p.codec.linear_xor();  // ordered digit -> key
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(p.keys) & 15u) == 0;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x * per_thread;
+  for (std::uint64_t i0 = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) * per_thread; i0 < p.n; i0 += stride) {
+    // the digit of position i0: the last d whose run starts at or before it
+    int d = 0;
+    for (int step = radix_size / 2; step > 0; step /= 2)
+      if (start[d + step] <= i0) d += step;
+    union {
+      U k[per_thread];
+      uint4 v;
+    } out;
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      while (start[d + 1] <= i0 + j && d + 1 < radix_size) ++d;  // the next non-empty run
+      out.k[j] = U(U(d) ^ x);
+    }
+    if (aligned && i0 + per_thread <= p.n) {
+      *reinterpret_cast<uint4*>(p.keys + i0) = out.v;
+    } else {
+#pragma unroll
+      for (int j = 0; j < per_thread; ++j)
+        if (i0 + j < p.n) p.keys[i0 + j] = out.k[j];
+    }
+  }
+}
+
 /// After the passes: an odd number of passes left keys/pairs in the
 /// alternate buffers (copy them home); an argsort whose passes were all
 /// skipped needs the identity permutation.
