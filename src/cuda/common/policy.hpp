@@ -144,24 +144,33 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 }
 
 /// A/B slots for tuning experiments (NOTES.md), compiled in only with
-/// RADIX_CUDA_ALT_POLICY_BUILD for 32- and 64-bit keys with 4- or 8-byte
-/// values and chosen per process with RADIX_CUDA_ALT_POLICY=1..3 (run.sh
-/// stage altbench). Inputs small enough for one block, or for the small
-/// tiles, still take the default's kernels. The slots now vary the scatter of
-/// 8-byte values only (other rows run the default): {threads, items, blocks
-/// per SM, value staging, digit source}, next to the default. The shapes measured before are in
-/// src/cuda/NOTES.md's timeline and git history.
+/// RADIX_CUDA_ALT_POLICY_BUILD and chosen per process with
+/// RADIX_CUDA_ALT_POLICY=1..3 (run.sh stage altbench). Inputs small enough
+/// for one block, or for the small tiles, still take the default's kernels.
+/// The slots now vary 16-bit keys (keys only and 4-byte values) and 8-byte
+/// values of 32- and 64-bit keys (other rows run the default): {threads,
+/// items, blocks per SM, ranking, value staging, digit source}. The shapes
+/// measured before are in src/cuda/NOTES.md's timeline and git history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
-  struct shape { int threads, items, min_blocks; value_staging values; digit_source digits; };
-  constexpr auto late = value_staging::late;
+  struct shape { int threads, items, min_blocks; rank_order ranking; value_staging values; digit_source digits; };
+  constexpr auto early = rank_order::count_then_rank;
+  constexpr auto late = value_staging::late, with_keys = value_staging::with_keys;
   constexpr auto staged = digit_source::staged, recomputed = digit_source::recomputed;
-  constexpr shape slots[2][3] = {
-      {{384, 24, 2, late, recomputed}, {384, 28, 2, late, staged}, {384, 20, 2, late, staged}},  // 32-bit keys, 8-byte values
-      {{384, 20, 2, late, staged}, {384, 18, 2, late, staged}, {384, 22, 2, late, staged}}};     // 64-bit keys, 8-byte values
+  constexpr shape slots[3][3] = {
+      {{384, 28, 3, early, with_keys, staged}, {512, 16, 2, early, with_keys, staged},
+       {384, 36, 2, early, late, recomputed}},                                                // 16-bit keys
+      {{384, 24, 2, early, late, recomputed}, {384, 28, 2, early, late, staged},
+       {384, 20, 2, early, late, staged}},                                                    // 32-bit keys, 8-byte values
+      {{384, 20, 2, early, late, staged}, {384, 18, 2, early, late, staged},
+       {384, 22, 2, early, late, staged}}};                                                   // 64-bit keys, 8-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  if (value_bytes != 8) return p;
-  const shape sh = slots[key_bytes == 8][which - 1];
-  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.values = sh.values, p.digits = sh.digits;
+  const int row = key_bytes == 2 && (value_bytes == 0 || value_bytes == 4) ? 0
+                  : value_bytes == 8 && key_bytes >= 4                    ? (key_bytes == 4 ? 1 : 2)
+                                                                          : -1;
+  if (row < 0) return p;
+  const shape sh = slots[row][which - 1];
+  p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.ranking = sh.ranking;
+  p.values = sh.values, p.digits = sh.digits;
   p.small_n = sm90_policy(key_bytes, value_bytes).small_n;
   return p;
 }

@@ -121,7 +121,7 @@ void onesweep_run(const onesweep_job<U, V>& job);
 /// Alt = 1..3 (sm90_alt_policy) are not instantiated in production builds:
 /// they are slots for A/B experiments (NOTES.md), compiled in only when
 /// RADIX_CUDA_ALT_POLICY_BUILD is defined, and then chosen at run time with
-/// RADIX_CUDA_ALT_POLICY=N for 32- and 64-bit keys with 4- or 8-byte values.
+/// RADIX_CUDA_ALT_POLICY=N for the rows sm90_alt_policy varies.
 /// Alt = -1: sm90_small_tiles, for inputs above small_n and at most medium_n.
 template <class U, class V>
 void onesweep_sort(const onesweep_job<U, V>& job) {
@@ -130,7 +130,9 @@ void onesweep_sort(const onesweep_job<U, V>& job) {
       return onesweep_run<U, V, -1>(job);
   }
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
-  if constexpr (sizeof(U) >= 4 && (std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>)) {
+  constexpr bool alt_row = (sizeof(U) == 2 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) ||
+                          (sizeof(U) >= 4 && std::is_same_v<V, std::uint64_t>);
+  if constexpr (alt_row) {
     switch (job.tuning.alt_policy) {
       case 1: return onesweep_run<U, V, 1>(job);
       case 2: return onesweep_run<U, V, 2>(job);

@@ -95,7 +95,15 @@ struct single_tile_agent {
       for (int i = 0; i < Items; ++i)
         dig[i] = warp_base + i * 32 + int(lane) < valid ? core::digit_of<U>(p.codec(keys[i]), pass.shift, pass.bits)
                                                          : rank_t::no_digit;
-      rank_t::rank_warp(dig, rank, s.rank, pass.bits);
+      {
+        // rank item by item, skipping the rounds past the input: a small n
+        // leaves most of the block's rounds empty (2^12 keys fill 128 of 336)
+        unsigned* hist = rank_t::warp_counters(s.rank);
+        const unsigned lt = lanemask_lt(), gt = ~(lt | (1u << lane));
+#pragma unroll
+        for (int i = 0; i < Items; ++i)
+          if (warp_base + i * 32 < valid) rank[i] = rank_t::template rank_one<true>(dig[i], hist, lt, gt);
+      }
       __syncthreads();
       rank_t::scan_digits(s.rank, 1 << pass.bits, [](unsigned) {});
 #pragma unroll
