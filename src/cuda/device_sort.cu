@@ -242,11 +242,13 @@ std::string engine_info() {
   std::ostringstream os;
   os << "onesweep sm_90 policies:";
   for (int kb : {1, 2, 4, 8})
-    for (int vb : {0, 4, 8}) {
-      if (kb < 4 && vb) continue;  // one policy for 8- and 16-bit keys
+    for (int vb : {0, 4, 8, 16}) {
+      if (kb == 1 && vb) continue;  // one policy for 8-bit keys, and for 16-bit keys with values
+      if (kb == 2 && vb > 4) continue;
       os << " " << kb * 8 << "-bit keys";
-      if (kb >= 4) os << (vb ? (vb == 4 ? ", values <= 4 bytes " : ", wider values ") : ", keys only ");
-      else os << " ";
+      if (vb == 0) os << ", keys only ";
+      else if (kb == 2) os << ", with values ";
+      else os << ", " << vb << "-byte values ";
       os << cuda_detail::sm90_policy(kb, vb) << ";";
     }
   os << " up to medium_n (32- and 64-bit keys, keys only or 4-byte values) the small tiles "

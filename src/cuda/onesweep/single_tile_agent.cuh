@@ -5,7 +5,6 @@
 #pragma once
 #include <type_traits>
 
-#include "../block/block_load.cuh"
 #include "../block/block_rank.cuh"
 #include "../common/common.cuh"
 #include "params.cuh"
@@ -19,7 +18,6 @@ struct single_tile_agent {
   static constexpr int tile = Threads * Items;
   static constexpr int warp_tile = 32 * Items;
   using rank_t = block_rank<Threads, Items>;
-  using load_t = warp_load<U, Items>;
 
   struct storage {
     typename rank_t::storage rank;
@@ -40,20 +38,29 @@ struct single_tile_agent {
   __device__ void process() {
     storage& s = st();
     const int valid = int(p.n);
-    const unsigned warp = threadIdx.x / 32, lane = lane_id();
-    const int warp_base = int(warp) * warp_tile;
+    const unsigned lane = lane_id();
+    // The input spread evenly over the warps, in input order: warp w holds
+    // keys [w * 32 * rounds, (w + 1) * 32 * rounds), item i of lane l being
+    // key i * 32 + l of that run. A small input so keeps every warp busy for
+    // a few rounds instead of one warp ranking hundreds of keys in a row (the
+    // ranking is a chain of dependent shared-memory updates, one per round).
+    const int rounds = (valid + Threads - 1) / Threads;  // at most Items: n <= tile
+    const int warp_base = int(threadIdx.x / 32) * 32 * rounds;
+    const auto index = [&](int i) { return warp_base + i * 32 + int(lane); };
+    const auto holds = [&](int i) { return i < rounds && index(i) < valid; };
     if (threadIdx.x == 0) s.varying = 0;
 
     // load, and find out what varies and whether it is in order already
     U keys[Items];
-    load_t::striped(p.keys + warp_base, valid - warp_base, keys, tile_keys() + warp_base, U(0));
+#pragma unroll
+    for (int i = 0; i < Items; ++i) keys[i] = holds(i) ? ld_nc(p.keys + index(i)) : U(0);
     const U ref = p.codec(p.keys[0]);
     U vary = 0;
     bool unsorted = false;
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      const int j = warp_base + i * 32 + int(lane);
-      if (j < valid) {
+      if (holds(i)) {
+        const int j = index(i);
         const U o = p.codec(keys[i]);
         vary |= U(o ^ ref);
         if (j > 0) unsorted |= U(o & p.range_mask) < U(p.codec(p.keys[j - 1]) & p.range_mask);
@@ -67,19 +74,15 @@ struct single_tile_agent {
     V vals[has_values ? Items : 1];
     if constexpr (has_values) {
 #pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        const int j = warp_base + i * 32 + int(lane);
-        if (j < valid) vals[i] = p.mode == sort_mode::argsort ? index_value<V>(j) : ld_nc(p.values + j);
-      }
+      for (int i = 0; i < Items; ++i)
+        if (holds(i)) vals[i] = p.mode == sort_mode::argsort ? index_value<V>(index(i)) : ld_nc(p.values + index(i));
     }
     if (!unsorted) {
       if constexpr (has_values) {
         if (p.mode == sort_mode::argsort) {
 #pragma unroll
-          for (int i = 0; i < Items; ++i) {
-            const int j = warp_base + i * 32 + int(lane);
-            if (j < valid) p.values[j] = vals[i];
-          }
+          for (int i = 0; i < Items; ++i)
+            if (holds(i)) p.values[index(i)] = vals[i];
         }
       }
       return;
@@ -93,16 +96,13 @@ struct single_tile_agent {
       unsigned dig[Items], rank[Items];
 #pragma unroll
       for (int i = 0; i < Items; ++i)
-        dig[i] = warp_base + i * 32 + int(lane) < valid ? core::digit_of<U>(p.codec(keys[i]), pass.shift, pass.bits)
-                                                         : rank_t::no_digit;
+        dig[i] = holds(i) ? core::digit_of<U>(p.codec(keys[i]), pass.shift, pass.bits) : rank_t::no_digit;
       {
-        // rank item by item, skipping the rounds past the input: a small n
-        // leaves most of the block's rounds empty (2^12 keys fill 128 of 336)
         unsigned* hist = rank_t::warp_counters(s.rank);
         const unsigned lt = lanemask_lt(), gt = ~(lt | (1u << lane));
 #pragma unroll
         for (int i = 0; i < Items; ++i)
-          if (warp_base + i * 32 < valid) rank[i] = rank_t::template rank_one<true>(dig[i], hist, lt, gt);
+          if (i < rounds) rank[i] = rank_t::template rank_one<true>(dig[i], hist, lt, gt);
       }
       __syncthreads();
       rank_t::scan_digits(s.rank, 1 << pass.bits, [](unsigned) {});
@@ -117,10 +117,9 @@ struct single_tile_agent {
       __syncthreads();
 #pragma unroll
       for (int i = 0; i < Items; ++i) {
-        const int j = warp_base + i * 32 + int(lane);
-        if (j < valid) {
-          keys[i] = tile_keys()[j];
-          if constexpr (has_values) vals[i] = tile_values()[j];
+        if (holds(i)) {
+          keys[i] = tile_keys()[index(i)];
+          if constexpr (has_values) vals[i] = tile_values()[index(i)];
         }
       }
     }
@@ -128,10 +127,9 @@ struct single_tile_agent {
     // write back (in place: every read of the input happened before the first barrier)
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      const int j = warp_base + i * 32 + int(lane);
-      if (j < valid) {
-        if (p.mode != sort_mode::argsort) p.keys[j] = keys[i];
-        if constexpr (has_values) p.values[j] = vals[i];
+      if (holds(i)) {
+        if (p.mode != sort_mode::argsort) p.keys[index(i)] = keys[i];
+        if constexpr (has_values) p.values[index(i)] = vals[i];
       }
     }
   }
