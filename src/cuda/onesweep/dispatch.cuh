@@ -125,13 +125,11 @@ void onesweep_run(const onesweep_job<U, V>& job);
 /// Alt = -1: sm90_small_tiles, for inputs above small_n and at most medium_n.
 template <class U, class V>
 void onesweep_sort(const onesweep_job<U, V>& job) {
-  if constexpr (onesweep_kernels<U, V>::pol.medium_n > 0) {
-    if (job.tuning.small_tiles && job.n <= onesweep_kernels<U, V>::pol.medium_n && !use_single_tile<U, V>(job.n, job.tuning))
-      return onesweep_run<U, V, -1>(job);
-  }
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
+  // a slot replaces the small tiles too: it is measured against both
   constexpr bool alt_row = (sizeof(U) == 2 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) ||
-                          (sizeof(U) >= 4 && std::is_same_v<V, std::uint64_t>);
+                           (sizeof(U) == 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) ||
+                           (sizeof(U) >= 4 && std::is_same_v<V, std::uint64_t>);
   if constexpr (alt_row) {
     switch (job.tuning.alt_policy) {
       case 1: return onesweep_run<U, V, 1>(job);
@@ -141,6 +139,10 @@ void onesweep_sort(const onesweep_job<U, V>& job) {
     }
   }
 #endif
+  if constexpr (onesweep_kernels<U, V>::pol.medium_n > 0) {
+    if (job.tuning.small_tiles && job.n <= onesweep_kernels<U, V>::pol.medium_n && !use_single_tile<U, V>(job.n, job.tuning))
+      return onesweep_run<U, V, -1>(job);
+  }
   onesweep_run<U, V, 0>(job);
 }
 
