@@ -167,7 +167,8 @@ void check_argsort(const std::vector<H>& in, options o, const std::string& what)
 // around the tiles of every policy (sm90_policy, sm90_small_tiles) and the medium_n switch
 static const std::size_t kSizes[] = {0,     1,     2,     37,    1000,  3071,  3072,  3073,   5119,    5120,
                                      5121,  6144,  6145,  7679,  7680,  7681,  8192,  8193,   9216,    9217,
-                                     10240, 10241, 10752, 10753, 70000, 300007, 2097152, 2097153};
+                                     10240, 10241, 10752, 10753, 70000, 300007, 524288, 524289,
+                                     2097152, 2097153};
 
 template <class H, class D = H>
 void all_sizes_keys(const char* tname) {

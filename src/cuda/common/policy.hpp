@@ -102,8 +102,11 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   };
   constexpr auto early = rank_order::count_then_rank, ranks_first = rank_order::rank_then_count;
   // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles;
-  // compiled for keys only and 4-byte values)
+  // compiled for keys only and 4-byte values); 32-bit keys alone leave them
+  // earlier: at 2^20 longer tiles won in every shape tried (384 x 8 0.087 ms,
+  // x 12 0.079, x 16 0.078, x 20 0.074; cuda-h100-2026-11-26.md), at 2^18 they tied
   const std::uint64_t medium = value_bytes == 0 || value_bytes == 4 ? std::uint64_t(1) << 21 : 0;
+  const std::uint64_t medium_u32 = std::uint64_t(1) << 19;
   switch (key_bytes) {
     case 1: return make(512, 16, 2, ranks_first, 0, 8);
     case 2: {
@@ -113,7 +116,7 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
       return p;
     }
     case 4: {
-      if (value_bytes == 0) return make(384, 28, 3, early, medium, 1);
+      if (value_bytes == 0) return make(384, 28, 3, early, medium_u32, 1);
       if (value_bytes == 4) {
         onesweep_policy p = make(384, 36, 2, early, medium, 1);
         p.values = value_staging::late;      // measured for 4-byte values only
