@@ -418,7 +418,7 @@ void add_key_contestants(std::vector<contestant>& cs, T* work, const T* pristine
   auto verify = [=] { return check_keys(work, n, fp); };
   auto add_radix = [&](const std::string& suffix, radix::options o) {
     const std::string id_suffix = suffix.empty() ? "" : "_endbit10";
-    cs.push_back({"radix" + id_suffix, "radix::sort" + suffix, "CPU engine, all threads, scratch allocated per call",
+    cs.push_back({"radix" + id_suffix, "radix::sort" + suffix, "CPU engine, all threads, one call (scratch from the process-wide cache)",
                   true, restore, [=] { radix::sort(std::span<T>(work, n), o); }, verify});
     sorters.push_back(std::make_unique<radix::sorter>(o));
     radix::sorter* s = sorters.back().get();

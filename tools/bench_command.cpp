@@ -61,7 +61,8 @@ const char* const bench_help_head =
     "                         otherwise CPU), cpu, cuda or opencl\n"
     "      --scratch S        keep (default): one radix::sorter keeps its scratch\n"
     "                         memory between runs; fresh: call radix::sort() and\n"
-    "                         friends, which allocate scratch in every run\n"
+    "                         friends, as users do (their scratch comes from the\n"
+    "                         process-wide cache, RADIX_SCRATCH_CACHE)\n"
     "\n"
     "Measurement:\n"
     "  -r, --repeat R         timed radix runs, median reported (default 5)\n"
@@ -305,7 +306,7 @@ int bench_typed(const bench_config& c) {
               c.engine == radix::engine::automatic ? (std::string(" = ") + engine_str(resolved)).c_str() : "",
               threads.c_str(), c.floats == radix::float_order::numeric ? "numeric" : "total", c.seed,
               format_bytes(double(n) * elem_bytes).c_str(), format_bytes(double(scratch)).c_str(),
-              c.fresh_scratch ? "allocated in every run" : "kept by a radix::sorter");
+              c.fresh_scratch ? "taken from the scratch cache in every run" : "kept by a radix::sorter");
   std::fflush(stdout);
 
   // ---- radix ----------------------------------------------------------------------

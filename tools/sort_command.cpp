@@ -102,10 +102,15 @@ void gather(std::byte* data, std::size_t bytes, const I* perm, std::uint64_t n) 
   });
 }
 
-/// Sorts one block held in memory with the library.
+/// Sorts one block held in memory with the library. The library's scratch
+/// goes back to the system after each call (not into its cache): the memory
+/// budget counts it only while a block is being sorted.
 void sort_block_with(const sort_config& c, const radix::options& o, std::byte* main, std::byte* vals, std::uint64_t n) {
   const element_layout& l = c.layout;
   if (n < 2) return;
+  struct release_scratch {
+    ~release_scratch() { radix::release_scratch_cache(); }
+  } release_at_exit;
   if (l.plain_keys()) {
     radix::sort_request r;
     r.op = vals ? radix::operation::pairs : radix::operation::keys;
@@ -146,6 +151,7 @@ void sort_block_with(const sort_config& c, const radix::options& o, std::byte* m
     r.index_bytes = sizeof(I);
     radix::run(r);
     keys.reset();
+    radix::release_scratch_cache();  // before the gathers' copies
     gather(main, l.elem_bytes, perm.data(), n);
     gather(vals, c.value_bytes, perm.data(), n);
   };

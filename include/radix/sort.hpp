@@ -55,6 +55,12 @@ void run(const sort_request& req, std::span<std::byte> workspace = {});
 /// each use a few MiB of cache-sized buffers of their own.
 std::size_t workspace_bytes(const sort_request& req);
 
+/// Frees the scratch memory kept between calls. radix::sort and friends
+/// reuse their scratch through a process-wide cache, bounded by
+/// RADIX_SCRATCH_CACHE (bytes, K/M/G; default an eighth of physical memory,
+/// at most 4 GiB; 0: off), whose buffers are freed after two seconds unused.
+void release_scratch_cache();
+
 /// The engine `automatic` resolves to on this machine.
 engine default_engine();
 /// Whether an engine is compiled in and has a device to run on.
@@ -62,15 +68,21 @@ bool engine_available(engine e);
 
 namespace detail {
 /// Scratch memory as the library likes it: 2 MiB aligned, transparent huge
-/// pages requested, not zero-filled. Throws radix::out_of_memory.
+/// pages requested, not zero-filled, taken from and given back to the
+/// process-wide scratch cache (release_scratch_cache). Throws
+/// radix::out_of_memory.
 class scratch {
  public:
   scratch() = default;
   explicit scratch(std::size_t bytes);
-  scratch(scratch&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+  scratch(scratch&& o) noexcept : p_(o.p_), n_(o.n_), capacity_(o.capacity_) {
+    o.p_ = nullptr;
+    o.n_ = o.capacity_ = 0;
+  }
   scratch& operator=(scratch&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
+    std::swap(capacity_, o.capacity_);
     return *this;
   }
   ~scratch();
@@ -81,6 +93,7 @@ class scratch {
  private:
   std::byte* p_ = nullptr;
   std::size_t n_ = 0;
+  std::size_t capacity_ = 0;  ///< bytes allocated (size() rounded up, or a cached buffer's)
 };
 
 /// Permutes fixed-size records in place: out[i] = in[perm[i]] (parallel, via

@@ -20,6 +20,7 @@ struct variable {
 };
 
 inline constexpr variable variables[] = {
+    {"RADIX_SCRATCH_CACHE", "bytes of scratch memory kept between sorts for reuse (K, M, G; default an eighth of physical memory, at most 4 GiB; 0: off)"},
     {"RADIX_CPU_POLICY", "CPU engine tuning fields, e.g. \"bucket_bytes=131072,max_msd_bits=11\" (src/cpu/lsd.hpp lists them)"},
     {"RADIX_TRACE", "1: the CPU engine prints the time of each phase of a sort to stderr"},
     {"RADIX_CUDA_ALGORITHM", "forces one CUDA algorithm or variant for every sort, e.g. onesweep, four_way/3"},
