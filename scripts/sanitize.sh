@@ -4,9 +4,9 @@
 #   1. build-asan: AddressSanitizer + UndefinedBehaviorSanitizer (-O1 -g) of the
 #      library, the unit and CPU conformance tests and the `radix` tool, then
 #      ctest -L 'cpu|cli' -LE large
-#   2. build-tsan: ThreadSanitizer of the thread pool test, the CPU routes test
-#      and the CPU conformance keys/pairs runs without the single-threaded
-#      small sizes (RADIX_TEST_CPU_FILTER), halt_on_error=1
+#   2. build-tsan: ThreadSanitizer of the thread pool test, the CPU routes test,
+#      the scratch cache test and the CPU conformance keys/pairs runs without
+#      the single-threaded small sizes (RADIX_TEST_CPU_FILTER), halt_on_error=1
 #   3. build-fuzz: libFuzzer + ASan + UBSan: fuzz/fuzz_api and
 #      fuzz/fuzz_cli_args (fuzz/README.md), RADIX_FUZZ_SECONDS each (default
 #      60), side by side, from the checked-in corpora; new inputs go to a
@@ -135,12 +135,13 @@ if probe "$cxx" tsan; then
   radix_log "TSan: build ($tsan_dir)"
   # The small sizes run on one thread: nothing there for TSan to see.
   if timed "TSan build" configure_build "$tsan_dir" -DRADIX_SANITIZE=thread -DRADIX_BUILD_TOOLS=OFF \
-    "-DRADIX_TEST_CPU_FILTER=cpu/*-*SmallSizes*" -- test_cpu_thread_pool test_cpu_routes conformance_keys conformance_pairs
+    "-DRADIX_TEST_CPU_FILTER=cpu/*-*SmallSizes*" -- test_cpu_thread_pool test_cpu_routes test_api_scratch_cache \
+    conformance_keys conformance_pairs
   then
-    radix_log "TSan: thread pool, CPU routes, conformance keys and pairs (cpu, without the small sizes)"
+    radix_log "TSan: thread pool, CPU routes, scratch cache, conformance keys and pairs (cpu, without the small sizes)"
     timed "TSan tests" env TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
       ctest --test-dir "$tsan_dir" --output-on-failure --no-tests=error -j "$RADIX_JOBS" \
-      -R '^(test_cpu_thread_pool|test_cpu_routes|conformance\.(keys|pairs)\.cpu)$' ||
+      -R '^(test_cpu_thread_pool|test_cpu_routes|test_api_scratch_cache|conformance\.(keys|pairs)\.cpu)$' ||
       failures+=("TSan: some tests failed (output above)")
   else
     failures+=("TSan: the build failed")
