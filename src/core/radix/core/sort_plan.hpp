@@ -20,7 +20,6 @@
 #include <type_traits>
 
 #include "radix/core/ordered_bits.hpp"
-#include "radix/core/pass_plan.hpp"
 #include "radix/error.hpp"
 #include "radix/sort.hpp"
 
@@ -145,11 +144,6 @@ struct sort_plan {
   /// The ordered-bits codec of the plan's key, direction and float order.
   template <class U>
   ordered_codec<U> codec() const { return make_codec<U>(key, direction, floats); }
-  /// The passes over the resolved bit range with digits of at most `bits`
-  /// (the request's digit width when it names one, else the engine's).
-  pass_plan passes(int engine_digit_bits) const {
-    return plan_passes(begin_bit, end_bit, digit_bits > 0 ? digit_bits : engine_digit_bits);
-  }
 };
 
 /// Index width for n elements: 32 bits while they suffice.
