@@ -14,7 +14,7 @@
 //
 //   radix_bench_matrix [--quick] [--ops LIST] [--keys LIST] [--n SPEC] [--dists LIST] [--reps N]
 //                      [--shard I/K] [--budget-s S] [--cub-offsets 32,64] [--csv PATH] [--out PATH]
-//                      [--commit TEXT] [--seed S] [--list]
+//                      [--commit TEXT] [--seed S] [--api inplace|double] [--list]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -68,6 +68,7 @@ struct settings {
   double budget_s = 0;
   std::string csv, out, commit;
   std::uint64_t seed = 0x5EEDC0DE2026ull;
+  bool radix_double = false;  ///< --api double: radix's keys and pairs through its double-buffer forms, as CUB's
 };
 
 std::string gib(double bytes) {
@@ -289,9 +290,18 @@ outcome run_cell(const cell& c, const settings& st, cudaStream_t s) {
   const bool nans = c.key == int(key::f32nan);
   const radix::options o{};
   outcome r;
-  if constexpr (F == family::keys) r.radix_ws = radix::cuda::sort_keys_workspace_bytes<K>(n, o);
-  else if constexpr (F == family::pairs) r.radix_ws = radix::cuda::sort_pairs_workspace_bytes<K, V>(n, o);
-  else r.radix_ws = radix::cuda::argsort_workspace_bytes<K, V>(n, o);
+  // the double-buffer forms: the caller's alternates, the result in either buffer
+  const bool dbl = st.radix_double && F != family::argsort;
+  if constexpr (F == family::keys) {
+    r.radix_ws = dbl ? radix::cuda::sort_keys_workspace_bytes(radix::cuda::double_buffer<K>{}, n, o)
+                     : radix::cuda::sort_keys_workspace_bytes<K>(n, o);
+  } else if constexpr (F == family::pairs) {
+    r.radix_ws = dbl ? radix::cuda::sort_pairs_workspace_bytes(radix::cuda::double_buffer<K>{},
+                                                               radix::cuda::double_buffer<V>{}, n, o)
+                     : radix::cuda::sort_pairs_workspace_bytes<K, V>(n, o);
+  } else {
+    r.radix_ws = radix::cuda::argsort_workspace_bytes<K, V>(n, o);
+  }
   const bool use[2] = {st.use_cub[0] && n <= std::uint64_t(INT_MAX), st.use_cub[1]};
   if (!use[0] && !use[1]) {
     r.status = "SKIPPED: n > INT_MAX and --cub-offsets 32 only";
@@ -302,8 +312,8 @@ outcome run_cell(const cell& c, const settings& st, cudaStream_t s) {
 
   // pristine keys, radix's keys (and values or indices) and workspace, CUB's keys,
   // alternate keys (values, alternate values) and temp storage
-  const double need = double(n) * (4.0 * sizeof(K) + (has_v ? 3.0 * sizeof(V) : 0.0)) + double(r.radix_ws) +
-                      double(r.cub_temp);
+  const double need = double(n) * ((dbl ? 5.0 : 4.0) * sizeof(K) + (has_v ? (dbl ? 4.0 : 3.0) * sizeof(V) : 0.0)) +
+                      double(r.radix_ws) + double(r.cub_temp);
   std::size_t free_bytes = 0, total_bytes = 0;
   BCU(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (need + double(256ull << 20) > double(free_bytes)) {
@@ -315,6 +325,8 @@ outcome run_cell(const cell& c, const settings& st, cudaStream_t s) {
   K* pk = b.get<K>(n);
   K* rk = b.get<K>(n);
   V* rv = has_v ? b.get<V>(n) : nullptr;
+  K* rka = dbl ? b.get<K>(n) : nullptr;
+  V* rva = dbl && has_v ? b.get<V>(n) : nullptr;
   void* ws = b.get<unsigned char>(r.radix_ws);
   K* ck = b.get<K>(n);
   K* ca = b.get<K>(n);
@@ -347,10 +359,30 @@ outcome run_cell(const cell& c, const settings& st, cudaStream_t s) {
     if constexpr (F == family::pairs) fill_positions<V><<<grid, 256, 0, s>>>(rv, n);
     if constexpr (F == family::argsort) BCU(cudaMemsetAsync(rv, 0xFF, n * sizeof(V), s));  // no stale answer
   };
+  int rsel = 0;  // where radix's double-buffered result is
+  K* const rk_home = rk;
+  V* const rv_home = rv;
   auto run_radix = [&] {
-    if constexpr (F == family::keys) radix::cuda::sort_keys(rk, n, ws, r.radix_ws, s, o);
-    else if constexpr (F == family::pairs) radix::cuda::sort_pairs(rk, rv, n, ws, r.radix_ws, s, o);
-    else radix::cuda::argsort(static_cast<const K*>(rk), rv, n, ws, r.radix_ws, s, o);
+    if constexpr (F == family::keys) {
+      if (dbl) {
+        radix::cuda::double_buffer<K> dk(rk, rka);
+        radix::cuda::sort_keys(dk, n, ws, r.radix_ws, s, o);
+        rsel = dk.selector;
+      } else {
+        radix::cuda::sort_keys(rk, n, ws, r.radix_ws, s, o);
+      }
+    } else if constexpr (F == family::pairs) {
+      if (dbl) {
+        radix::cuda::double_buffer<K> dk(rk, rka);
+        radix::cuda::double_buffer<V> dv(rv, rva);
+        radix::cuda::sort_pairs(dk, dv, n, ws, r.radix_ws, s, o);
+        rsel = dk.selector;
+      } else {
+        radix::cuda::sort_pairs(rk, rv, n, ws, r.radix_ws, s, o);
+      }
+    } else {
+      radix::cuda::argsort(static_cast<const K*>(rk), rv, n, ws, r.radix_ws, s, o);
+    }
   };
   auto restore_cub = [&] {
     BCU(cudaMemcpyAsync(ck, pk, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
@@ -366,6 +398,8 @@ outcome run_cell(const cell& c, const settings& st, cudaStream_t s) {
   auto verify = [&](int width, const char* when) -> std::string {
     const K* ck_out = sel ? ca : ck;
     const V* cv_out = sel ? cva : cv;
+    const K* rk = rsel ? rka : rk_home;
+    const V* rv = rsel && has_v ? rva : rv_home;
     BCU(cudaMemsetAsync(stats, 0, 8 * sizeof(unsigned long long), s));
     BCU(cudaMemsetAsync(stats + 1, 0xFF, sizeof(unsigned long long), s));
     BCU(cudaMemsetAsync(stats + 3, 0xFF, sizeof(unsigned long long), s));
@@ -557,7 +591,7 @@ void write_summary(std::FILE* f, const std::vector<result>& rs, const settings& 
   std::fprintf(stderr,
                "usage: radix_bench_matrix [--quick] [--ops LIST] [--keys LIST] [--n SPEC] [--dists LIST] [--reps N]\n"
                "         [--shard I/K] [--budget-s S] [--cub-offsets 32,64] [--csv PATH] [--out PATH] [--commit TEXT]\n"
-               "         [--seed S] [--list]\n"
+               "         [--seed S] [--api inplace|double] [--list]\n"
                "  --ops    keys,pairs4,pairs8,pairs16,argsort32,argsort64 (or all)\n"
                "  --keys   u8,u16,u32,u64,f32,f32nan,f64 (or all)\n"
                "  --dists  uniform,zipf,few16,sorted,swaps (or all)\n"
@@ -648,6 +682,11 @@ int main(int argc, char** argv) {
     else if (a == "--out") st.out = next();
     else if (a == "--commit") st.commit = next();
     else if (a == "--seed") st.seed = std::strtoull(next().c_str(), nullptr, 0);
+    else if (a == "--api") {
+      const std::string w = next();
+      if (w != "inplace" && w != "double") usage("--api takes inplace or double");
+      st.radix_double = w == "double";
+    }
     else if (a == "--cub-offsets") {
       const std::string w = next();
       st.use_cub[0] = w.find("32") != std::string::npos;
@@ -703,6 +742,9 @@ int main(int argc, char** argv) {
                  peers::cub_version().c_str());
     std::fprintf(f, "- radix commit: %s\n- date: %s\n- command: `%s`\n", st.commit.c_str(), date.c_str(), cmd.c_str());
     std::fprintf(f, "- engine: %s\n", radix::cuda::engine_info().c_str());
+    std::fprintf(f, "- radix API: %s\n",
+                 st.radix_double ? "double buffers (keys and pairs; the result in either buffer, as CUB's DoubleBuffer)"
+                                 : "in place (the result in the caller's buffers)");
     std::fprintf(f, "- %zu cells (shard %d/%d of %zu), seed 0x%llx; per cell a warm-up round and %d timed rounds of "
                  "radix%s%s, alternating, CUDA events, medians; CUB = the faster of its medians; inputs restored "
                  "before every run (not timed)\n",

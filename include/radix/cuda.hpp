@@ -6,11 +6,16 @@
 // the 16-bit float types. Host-only code uses radix/sort.hpp, whose calls run
 // on the GPU too when one is present (engine::automatic or engine::cuda).
 //
-// WHERE THE RESULT LANDS: always in the caller's buffers. sort_keys and
-// sort_pairs sort `d_keys` (and `d_values`) in place; argsort leaves `d_keys`
-// untouched and writes the permutation to `d_indices`. The workspace only
-// holds scratch (the alternate key/value buffers and a few megabytes of
-// control state); its contents after a sort mean nothing.
+// WHERE THE RESULT LANDS: in the caller's buffers. sort_keys and sort_pairs
+// sort `d_keys` (and `d_values`) in place; argsort leaves `d_keys` untouched
+// and writes the permutation to `d_indices`. The workspace only holds scratch
+// (the alternate key/value buffers and a few megabytes of control state); its
+// contents after a sort mean nothing. The double-buffer forms (double_buffer,
+// as CUB's DoubleBuffer) take the alternates from the caller instead, and may
+// leave the result in either buffer: its `selector` then says which. That
+// saves the workspace's n-element alternates and, where the passes end in the
+// alternate buffer (an odd number of passes: 1-byte keys, digit widths that
+// do not divide the key), the copy home.
 //
 // TWO WAYS TO CALL:
 //  - With a workspace: ask *_workspace_bytes(n, options) once, allocate that
@@ -76,6 +81,23 @@ std::size_t workspace_bytes(const sort_request& req);
 void sort(const sort_request& req, void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream);
 /// Sorts, allocating the workspace stream-ordered on `stream`.
 void sort(const sort_request& req, cudaStream_t stream);
+
+/// The caller's second buffers of a double-buffered keys or pairs sort: room
+/// for n keys (and n values), not overlapping the request's buffers.
+struct alternates {
+  void* keys = nullptr;
+  void* values = nullptr;  ///< pairs only
+};
+/// Device bytes of workspace a double-buffered sort of `req` needs: the
+/// control state only where Onesweep moves the request natively (keys, and
+/// values of 1, 2, 4, 8 or 16 aligned bytes); else as workspace_bytes(req).
+std::size_t workspace_bytes(const sort_request& req, const alternates& alt);
+/// Sorts req's keys (and values; keys and pairs only) using `alt` as the
+/// alternate buffers, whose contents it may overwrite. Returns where the
+/// result is: 0 in req.keys / req.values, 1 in alt.keys / alt.values. Known
+/// when the call returns (it depends on the passes planned, not on the data).
+int sort(const sort_request& req, const alternates& alt, void* d_workspace, std::size_t workspace_bytes,
+         cudaStream_t stream);
 
 // ---- algorithms (from the source papers) and the automatic choice ----
 //
@@ -167,6 +189,50 @@ void sort_keys(K* d_keys, std::uint64_t n, void* d_workspace, std::size_t worksp
 template <device_sortable K>
 void sort_keys(K* d_keys, std::uint64_t n, cudaStream_t stream = 0, const options& o = {}) {
   ::radix::cuda::sort(detail::request(operation::keys, d_keys, n, o), stream);
+}
+
+// ---- double buffers: the caller's alternates, the result in either buffer ----
+
+/// Two device buffers of n elements each; `selector` names the one holding
+/// the data (CUB's DoubleBuffer). A double-buffered sort sorts current(),
+/// may overwrite both, and flips `selector` when the result ends in the other.
+template <class T>
+struct double_buffer {
+  T* d_buffers[2] = {nullptr, nullptr};
+  int selector = 0;
+  double_buffer() = default;
+  double_buffer(T* current, T* alternate) : d_buffers{current, alternate} {}
+  T* current() const { return d_buffers[selector]; }
+  T* alternate() const { return d_buffers[selector ^ 1]; }
+};
+
+template <device_sortable K>
+std::size_t sort_keys_workspace_bytes(const double_buffer<K>& keys, std::uint64_t n, const options& o = {}) {
+  return ::radix::cuda::workspace_bytes(detail::request<K>(operation::keys, nullptr, n, o),
+                                        alternates{keys.alternate(), nullptr});
+}
+template <device_sortable K>
+void sort_keys(double_buffer<K>& keys, std::uint64_t n, void* d_workspace, std::size_t workspace_bytes,
+               cudaStream_t stream = 0, const options& o = {}) {
+  keys.selector ^= ::radix::cuda::sort(detail::request(operation::keys, keys.current(), n, o),
+                                       alternates{keys.alternate(), nullptr}, d_workspace, workspace_bytes, stream);
+}
+template <device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+std::size_t sort_pairs_workspace_bytes(const double_buffer<K>& keys, const double_buffer<V>& values, std::uint64_t n,
+                                       const options& o = {}) {
+  return ::radix::cuda::workspace_bytes(detail::pairs_request<K, V>(nullptr, nullptr, n, o),
+                                        alternates{keys.alternate(), values.alternate()});
+}
+template <device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+void sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::uint64_t n, void* d_workspace,
+                std::size_t workspace_bytes, cudaStream_t stream = 0, const options& o = {}) {
+  const int moved = ::radix::cuda::sort(detail::pairs_request(keys.current(), values.current(), n, o),
+                                        alternates{keys.alternate(), values.alternate()}, d_workspace,
+                                        workspace_bytes, stream);
+  keys.selector ^= moved;
+  values.selector ^= moved;
 }
 
 // ---- keys with values (any trivially copyable type; 1, 2, 4, 8 and 16 bytes ride along in

@@ -123,14 +123,31 @@ sort_mode mode_of(const core::sort_plan& p) {
   }
 }
 
+using radix::cuda::alternates;
+
+/// Whether a double-buffered request runs with the caller's alternates:
+/// Onesweep, and keys alone or values it moves natively from both the
+/// caller's buffers (an alternate aligned otherwise than the values would
+/// move them misaligned). Others sort in place in a workspace of their own
+/// (the result then stays in the caller's buffers).
+bool uses_alternates(const core::sort_plan& p, const sort_request& r, const alternates& alt, const variant& algo) {
+  if (is_multipass(algo)) return false;
+  if (p.route == core::value_route::none) return true;
+  if (p.route != core::value_route::native) return false;
+  sort_request other = r;
+  other.values = alt.values;
+  return core::plan_sort(other, caps_of(algo)).route == core::value_route::native;
+}
+
 template <class U, class V>
-std::size_t typed_workspace(const core::sort_plan& p, const variant& algo) {
+std::size_t typed_workspace(const core::sort_plan& p, const variant& algo, bool caller_alternates = false) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) return multipass_workspace_bytes<U, V>(mode_of(p), p.n, to_multipass(algo));
     return 0;
   }
-  if constexpr (onesweep_compiled<U, V>()) return onesweep_workspace_bytes<U, V>(mode_of(p), p.n, tuning_override());
+  if constexpr (onesweep_compiled<U, V>())
+    return onesweep_workspace_bytes<U, V>(mode_of(p), p.n, tuning_override(), caller_alternates);
   return 0;
 }
 
@@ -151,9 +168,11 @@ Job job_for(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t 
   return j;
 }
 
+/// Returns where the result is: 0 in keys/values, 1 in the alternates (only
+/// where `alt` names them).
 template <class U, class V>
-void typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t wsb, cudaStream_t s,
-                const variant& algo) {
+int typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t wsb, cudaStream_t s,
+               const variant& algo, const alternates& alt = {}) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) {
@@ -161,14 +180,17 @@ void typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::siz
       j.variant = to_multipass(algo);
       multipass_sort<U, V>(j);
     }
-    return;
+    return 0;
   }
   if constexpr (onesweep_compiled<U, V>()) {
     auto j = job_for<onesweep_job<U, V>>(p, keys, values, ws, wsb, s);
     j.digit_bits = algo.digit_bits;
     j.tuning = tuning_override();
-    onesweep_sort<U, V>(j);
+    j.key_alt = static_cast<U*>(alt.keys);
+    if constexpr (!std::is_same_v<V, no_value>) j.value_alt = static_cast<V*>(alt.values);
+    return onesweep_sort<U, V>(j);
   }
+  return 0;
 }
 
 /// The via_index route's device workspace: the argsort's own, the
@@ -203,7 +225,8 @@ void planned_sort(const core::sort_plan& p, const sort_request& r, void* ws, std
     auto* keys = static_cast<U*>(r.keys);
     if (p.route != core::value_route::via_index) {
       void* vals = p.route == core::value_route::indices ? r.indices : r.values;
-      return typed_sort<U, V>(p, keys, static_cast<V*>(vals), ws, wsb, s, algo);
+      typed_sort<U, V>(p, keys, static_cast<V*>(vals), ws, wsb, s, algo);  // in place: its result is there
+      return;
     }
     const index_route w = index_route_layout<U, V>(p, algo);
     const auto at = w.layout.carve({static_cast<std::byte*>(ws), wsb});
@@ -213,6 +236,26 @@ void planned_sort(const core::sort_plan& p, const sort_request& r, void* ws, std
     gather_bytes(at[w.values], r.values, p.value_bytes, perm, p.index_bytes, p.n, s);
     RADIX_CUDA_CHECK(cudaMemcpyAsync(r.keys, at[w.keys], p.n * p.key_bytes, cudaMemcpyDeviceToDevice, s));
     RADIX_CUDA_CHECK(cudaMemcpyAsync(r.values, at[w.values], p.n * p.value_bytes, cudaMemcpyDeviceToDevice, s));
+  });
+}
+
+/// The double-buffered sort: the caller's alternates where Onesweep moves
+/// the request natively, else the in-place sort in its own workspace.
+std::size_t double_buffered_workspace(const sort_request& r, const alternates& alt, const variant& algo) {
+  const core::sort_plan p = core::plan_sort(r, caps_of(algo));
+  if (!uses_alternates(p, r, alt, algo)) return planned_workspace(p, algo);
+  return core::with_types<v128>(p, [&]<class U, class V>() { return typed_workspace<U, V>(p, algo, true); });
+}
+
+int double_buffered_sort(const sort_request& r, const alternates& alt, void* ws, std::size_t wsb, cudaStream_t s,
+                         const variant& algo) {
+  const core::sort_plan p = core::plan_sort(r, caps_of(algo));
+  if (!uses_alternates(p, r, alt, algo)) {
+    planned_sort(p, r, ws, wsb, s, algo);
+    return 0;
+  }
+  return core::with_types<v128>(p, [&]<class U, class V>() {
+    return typed_sort<U, V>(p, static_cast<U*>(r.keys), static_cast<V*>(r.values), ws, wsb, s, algo, alt);
   });
 }
 
@@ -306,6 +349,44 @@ void sort(const sort_request& req, void* d_workspace, std::size_t bytes, cudaStr
     throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
                         std::to_string(need) + " needed");
   cuda_detail::device_sort(req, d_workspace, bytes, stream, algo);
+}
+
+namespace {
+/// The double-buffer forms' own checks: keys or pairs, alternates given
+/// (where there is something to sort), aligned like the keys, distinct.
+void validate_alternates(const sort_request& req, const alternates& alt, bool check_pointers) {
+  if (req.op == operation::argsort)
+    throw invalid_argument("radix: argsort has no double-buffer form (its keys stay untouched; use argsort)");
+  if (radix::detail::is_wide_key(req.key))
+    throw invalid_argument("radix: keys of " + std::to_string(req.key.bytes) +
+                           " bytes have no double-buffer form (sort them in place)");
+  if (!check_pointers || req.n == 0) return;
+  if (alt.keys == nullptr || (req.op == operation::pairs && alt.values == nullptr))
+    throw invalid_argument("radix: a double-buffered sort needs the alternate keys" +
+                           std::string(req.op == operation::pairs ? " and values" : ""));
+  if (reinterpret_cast<std::uintptr_t>(alt.keys) % req.key.bytes != 0)
+    throw invalid_argument("radix: the alternate keys are not aligned to their size");
+  if (alt.keys == req.keys || (req.op == operation::pairs && alt.values == req.values))
+    throw invalid_argument("radix: an alternate buffer is the buffer it alternates with");
+}
+}  // namespace
+
+std::size_t workspace_bytes(const sort_request& req, const alternates& alt) {
+  cuda_detail::validate(req, false);
+  validate_alternates(req, alt, false);
+  return cuda_detail::double_buffered_workspace(req, alt, choose(req));
+}
+
+int sort(const sort_request& req, const alternates& alt, void* d_workspace, std::size_t bytes, cudaStream_t stream) {
+  cuda_detail::validate(req, true);
+  validate_alternates(req, alt, true);
+  if (req.n == 0) return 0;
+  const variant algo = choose(req);
+  const std::size_t need = cuda_detail::double_buffered_workspace(req, alt, algo);
+  if (bytes < need || (need && d_workspace == nullptr))
+    throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
+                        std::to_string(need) + " needed");
+  return cuda_detail::double_buffered_sort(req, alt, d_workspace, bytes, stream, algo);
 }
 
 void sort(const sort_request& req, cudaStream_t stream) {

@@ -380,6 +380,126 @@ TEST_CASE(pairs_every_value_size, false) {
     }
 }
 
+/// The double-buffer forms: the result where `selector` says, equal to the
+/// CPU engine's, and the alternates really used (no n-element workspace).
+template <class H, std::size_t VB>
+void check_double_buffer(const std::vector<H>& in, options o, const std::string& what, int want_selector = -1) {
+  using V = blob<VB>;
+  const std::size_t n = in.size();
+  std::vector<V> vals(n);
+  std::uint64_t s = 91;
+  for (auto& v : vals)
+    for (std::size_t k = 0; k < VB; ++k) v.b[k] = static_cast<unsigned char>(splitmix(s));
+  dvec<H> k0(in), k1(n);
+  dvec<V> v0(vals), v1(n);
+  if (n) CU(cudaMemset(k1.p, 0xA5, n * sizeof(H)));  // poison the alternates
+  if (n) CU(cudaMemset(v1.p, 0xA5, n * sizeof(V)));
+  radix::cuda::double_buffer<H> dk(k0.p, k1.p);
+  radix::cuda::double_buffer<V> dv(v0.p, v1.p);
+  const std::size_t wsb = radix::cuda::sort_pairs_workspace_bytes(dk, dv, n, o);
+  constexpr bool moved_natively = VB == 1 || VB == 2 || VB == 4 || VB == 8 || VB == 16;
+  if (moved_natively)  // control state and the look-back ring only
+    CHECK_MSG(wsb <= (std::size_t(4) << 20), "double-buffered pairs %s n=%zu: workspace %zu bytes", what.c_str(), n, wsb);
+  dvec<unsigned char> ws(wsb);
+  radix::cuda::sort_pairs(dk, dv, n, ws.p, wsb, 0, o);
+  CU(cudaDeviceSynchronize());
+  CHECK_MSG(dk.selector == dv.selector, "double-buffered pairs %s: keys and values disagree on the buffer", what.c_str());
+  if (want_selector >= 0)
+    CHECK_MSG(dk.selector == want_selector, "double-buffered pairs %s n=%zu: result in buffer %d, expected %d",
+              what.c_str(), n, dk.selector, want_selector);
+  auto rk = in;
+  auto rv = vals;
+  radix::sort_pairs(std::span<H>(rk), std::span<V>(rv), cpu(o));
+  const dvec<H>& ok = dk.selector ? k1 : k0;
+  const dvec<V>& ov = dv.selector ? v1 : v0;
+  CHECK_MSG(same_bytes(ok.down(), rk), "double-buffered pairs keys %s n=%zu", what.c_str(), n);
+  CHECK_MSG(same_bytes(ov.down(), rv), "double-buffered pairs values %s n=%zu", what.c_str(), n);
+
+  // keys alone, from fresh buffers
+  dvec<H> a0(in), a1(n);
+  radix::cuda::double_buffer<H> da(a0.p, a1.p);
+  const std::size_t kwsb = radix::cuda::sort_keys_workspace_bytes(da, n, o);
+  dvec<unsigned char> kws(kwsb);
+  radix::cuda::sort_keys(da, n, kws.p, kwsb, 0, o);
+  CU(cudaDeviceSynchronize());
+  CHECK_MSG(same_bytes((da.selector ? a1 : a0).down(), rk), "double-buffered keys %s n=%zu", what.c_str(), n);
+}
+
+TEST_CASE(double_buffer_forms, false) {
+  for (std::size_t n : kSizes) {
+    options o;
+    check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::random, n + 5), o, "u32/4");
+    // one pass: the result stays in the alternates, with no copy home (a
+    // single tile sorts in place)
+    check_double_buffer<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::random, n + 6), o, "u8/4",
+                                         n > 8192 ? 1 : 0);
+    // three 8-bit passes over bits [0, 24): odd, so the alternates too
+    options r = o;
+    r.end_bit = 24;
+    check_double_buffer<std::uint32_t, 8>(make_keys<std::uint32_t>(n, dist::random, n + 7), r, "u32/8 bits 0-24",
+                                          n > 9216 ? 1 : 0);
+  }
+  for (std::size_t n : {std::size_t(1000), std::size_t(70000), std::size_t(300007)})
+    for (int desc = 0; desc < 2; ++desc) {
+      options o;
+      o.direction = desc ? order::descending : order::ascending;
+      check_double_buffer<float, 16>(make_keys<float>(n, dist::random, n + desc), o, "f32/16");
+      check_double_buffer<std::int16_t, 2>(make_keys<std::int16_t>(n, dist::few_unique, n + desc), o, "i16/2");
+      check_double_buffer<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::random, n + desc), o, "u64/8");
+      // every pass skipped on the device (sorted, all equal) where the host planned an odd number
+      options odd = o;
+      odd.end_bit = 24;
+      check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::all_equal, n), odd, "u32/4 all equal",
+                                            n > 13824 ? 1 : 0);
+      check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, desc ? dist::reversed : dist::sorted, n), odd,
+                                            "u32/4 in order", n > 13824 ? 1 : 0);
+      // values of a size the scatter does not move: sorted in place, selector 0
+      check_double_buffer<std::uint32_t, 12>(make_keys<std::uint32_t>(n, dist::random, n + 3), o, "u32/12 (gather)", 0);
+    }
+}
+
+TEST_CASE(double_buffer_errors, true) {
+  const std::size_t n = 100000;
+  auto keys = make_keys<std::uint32_t>(n, dist::random, 41);
+  dvec<std::uint32_t> dk(keys), di(n);
+  const auto expect_invalid = [&](auto&& f, const char* what) {
+    bool threw = false;
+    try {
+      f();
+    } catch (const radix::invalid_argument&) {
+      threw = true;
+    }
+    CHECK_MSG(threw, "double buffer: %s did not throw invalid_argument", what);
+  };
+  dvec<unsigned char> ws(std::size_t(16) << 20);
+  expect_invalid(
+      [&] {
+        radix::cuda::double_buffer<std::uint32_t> d(dk.p, nullptr);
+        radix::cuda::sort_keys(d, n, ws.p, ws.n);
+      },
+      "no alternate");
+  expect_invalid(
+      [&] {
+        radix::cuda::double_buffer<std::uint32_t> d(dk.p, dk.p);
+        radix::cuda::sort_keys(d, n, ws.p, ws.n);
+      },
+      "the alternate is the buffer");
+  expect_invalid(
+      [&] {
+        auto r = radix::cuda::detail::argsort_request(dk.p, di.p, n, options{});
+        radix::cuda::sort(r, radix::cuda::alternates{di.p, nullptr}, ws.p, ws.n, 0);
+      },
+      "argsort");
+  CU(cudaDeviceSynchronize());
+  CHECK(same_bytes(dk.down(), keys));
+  // small valid cases for the sanitizer: passes ending in the alternates, and
+  // all skipped where the alternates were planned (the finish kernel copies there)
+  options odd;
+  odd.end_bit = 24;
+  check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(20000, dist::random, 5), odd, "small odd", 1);
+  check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(20000, dist::all_equal, 5), odd, "small equal", 1);
+}
+
 TEST_CASE(argsort_index_widths, false) {
   for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(300007)}) {
     check_argsort<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(n, dist::random, 1), {}, "u32");

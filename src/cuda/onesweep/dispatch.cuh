@@ -74,14 +74,16 @@ struct onesweep_workspace {
   int key_alt[2] = {-1, -1}, value_alt = -1, control = -1, ring = -1;
 };
 
+/// `caller_alternates` (keys/pairs, double-buffer API): the alternates are the caller's.
 inline onesweep_workspace onesweep_layout(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
-                                          const ring_config& rc, bool use_single) {
+                                          const ring_config& rc, bool use_single, bool caller_alternates = false) {
   onesweep_workspace w;
   if (use_single) return w;
-  w.key_alt[0] = w.layout.add("key alternate", n * key_bytes);
+  const bool own = !caller_alternates || mode == sort_mode::argsort;
+  if (own) w.key_alt[0] = w.layout.add("key alternate", n * key_bytes);
   // argsort leaves the caller's keys alone: two alternates of its own
   if (mode == sort_mode::argsort) w.key_alt[1] = w.layout.add("key alternate 2", n * key_bytes);
-  if (mode != sort_mode::keys) w.value_alt = w.layout.add("value alternate", n * value_bytes);
+  if (own && mode != sort_mode::keys) w.value_alt = w.layout.add("value alternate", n * value_bytes);
   w.control = w.layout.add("control", sizeof(control));
   w.ring = w.layout.add("look-back ring", (std::uint64_t(1) << rc.log2) * radix_size * sizeof(unsigned long long));
   return w;
@@ -93,9 +95,10 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
 }
 
 template <class U, class V>
-std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t) {
+std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t, bool caller_alternates) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  return onesweep_layout(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t)).layout.total();
+  return onesweep_layout(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t), caller_alternates)
+      .layout.total();
 }
 
 /// The device form of the plan's passes (digits of at most max_radix_bits).
@@ -116,7 +119,7 @@ inline pass_list make_pass_list(int begin_bit, int end_bit, int digit_bits) {
 }
 
 template <class U, class V, int Alt>
-void onesweep_run(const onesweep_job<U, V>& job);
+int onesweep_run(const onesweep_job<U, V>& job);
 
 /// Alt = 1..3 (sm90_alt_policy) are not instantiated in production builds:
 /// they are slots for A/B experiments (NOTES.md), compiled in only when
@@ -124,7 +127,7 @@ void onesweep_run(const onesweep_job<U, V>& job);
 /// RADIX_CUDA_ALT_POLICY=N for the rows sm90_alt_policy varies.
 /// Alt = -1: sm90_small_tiles, for inputs above small_n and at most medium_n.
 template <class U, class V>
-void onesweep_sort(const onesweep_job<U, V>& job) {
+int onesweep_sort(const onesweep_job<U, V>& job) {
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
   // a slot replaces the small tiles too: it is measured against both
   constexpr bool alt_row = (sizeof(U) == 2 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) ||
@@ -143,14 +146,14 @@ void onesweep_sort(const onesweep_job<U, V>& job) {
     if (job.tuning.small_tiles && job.n <= onesweep_kernels<U, V>::pol.medium_n && !use_single_tile<U, V>(job.n, job.tuning))
       return onesweep_run<U, V, -1>(job);
   }
-  onesweep_run<U, V, 0>(job);
+  return onesweep_run<U, V, 0>(job);
 }
 
 template <class U, class V, int Alt>
-void onesweep_run(const onesweep_job<U, V>& job) {
+int onesweep_run(const onesweep_job<U, V>& job) {
   using K = onesweep_kernels<U, V, Alt>;
   const std::uint64_t n = job.n;
-  if (n == 0) return;
+  if (n == 0) return 0;
   const ring_config& rc = job.tuning.ring;
   if (rc.log2 < 1 || rc.log2 > 20 || rc.lookback < 1 || rc.lookback >= (1u << rc.log2) ||
       (1u << rc.log2) - rc.lookback < (1u << rc.tail_bits) || rc.tail_bits > rc.log2 ||
@@ -183,16 +186,19 @@ void onesweep_run(const onesweep_job<U, V>& job) {
     if constexpr (Alt != 0) S::prepare();
     single_tile_kernel<U, V, S::threads, S::items><<<1, S::threads, S::single::smem_bytes, stream>>>(p, passes);
     RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");
-    return;
+    return 0;  // in place
   }
 
-  const onesweep_workspace w = onesweep_layout(job.mode, n, int(sizeof(U)), vb, job.tuning.ring, false);
+  const bool caller_alternates = job.mode != sort_mode::argsort && job.key_alt != nullptr;
+  const onesweep_workspace w = onesweep_layout(job.mode, n, int(sizeof(U)), vb, job.tuning.ring, false, caller_alternates);
   const auto at = w.layout.carve({static_cast<std::byte*>(job.workspace), job.workspace_bytes});
   p.ctl = reinterpret_cast<control*>(at[w.control]);
   p.ring = reinterpret_cast<unsigned long long*>(at[w.ring]);
-  p.key_alt[0] = reinterpret_cast<U*>(at[w.key_alt[0]]);
+  p.key_alt[0] = caller_alternates ? job.key_alt : reinterpret_cast<U*>(at[w.key_alt[0]]);
   p.key_alt[1] = w.key_alt[1] >= 0 ? reinterpret_cast<U*>(at[w.key_alt[1]]) : nullptr;
-  p.value_alt = w.value_alt >= 0 ? reinterpret_cast<V*>(at[w.value_alt]) : nullptr;
+  p.value_alt = caller_alternates ? job.value_alt : w.value_alt >= 0 ? reinterpret_cast<V*>(at[w.value_alt]) : nullptr;
+  // Where the planned passes end: the device may skip some, and the finish kernel then copies.
+  if (caller_alternates && (passes.count & 1)) p.result = result_buffer::alternate;
 
   const std::uint64_t tiles = (n + K::threads * K::items - 1) / (K::threads * K::items);
   if (tiles * std::uint64_t(passes.count) >= (1ull << 31) || n >= (1ull << 40))
@@ -234,7 +240,7 @@ void onesweep_run(const onesweep_job<U, V>& job) {
       const std::uint64_t grid = std::min<std::uint64_t>((n + 4095) / 4096, std::uint64_t(sms) * 8);
       launch_dependent(job.tuning.pdl, onesweep_expand_kernel<U>, unsigned(grid), 256, 0, stream, p,
                        int(passes.bin_offset[0]));
-      return;
+      return 0;  // written in place
     }
   }
 
@@ -246,14 +252,15 @@ void onesweep_run(const onesweep_job<U, V>& job) {
     launch_dependent(job.tuning.pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,
                      p, ps, int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
 
-  // 4. copy home after an odd number of passes / identity argsort
+  // 4. copy to p.result's buffer where the passes that ran ended in the other / identity argsort
   const std::uint64_t fin_grid = std::min<std::uint64_t>((n + 1023) / 1024, std::uint64_t(sms) * 8);
   launch_dependent(job.tuning.pdl, onesweep_finish_kernel<U, V>, unsigned(fin_grid), 256, 0, stream, p);
+  return p.result == result_buffer::alternate ? 1 : 0;
 }
 
 #define RADIX_ONESWEEP_INSTANTIATE(U, V)                                                                  \
-  template void onesweep_sort<U, V>(const onesweep_job<U, V>&);                                           \
-  template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&);
+  template int onesweep_sort<U, V>(const onesweep_job<U, V>&);                                            \
+  template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&, bool);
 
 /// Every value type of keys U (onesweep_k<bytes>.cu, one key width each).
 /// The dev build (RADIX_CUDA_TYPES=dev) keeps keys only and 4-byte values,

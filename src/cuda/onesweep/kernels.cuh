@@ -76,9 +76,10 @@ __global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_par
   }
 }
 
-/// After the passes: an odd number of passes left keys/pairs in the
-/// alternate buffers (copy them home); an argsort whose passes were all
-/// skipped needs the identity permutation.
+/// After the passes: keys/pairs that ended in the other buffer than
+/// p.result asks for (an odd number of passes in the alternates, or an even
+/// number at home when the alternates are asked for) are copied there; an
+/// argsort whose passes were all skipped needs the identity permutation.
 template <class U, class V>
 __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_params<U, V> p) {
   pdl_wait();  // the last pass is done
@@ -92,10 +93,15 @@ __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_par
     }
     return;
   }
-  if ((k & 1) == 0) return;
-  for (std::uint64_t i = first; i < p.n; i += stride) {
-    p.keys[i] = p.key_alt[0][i];
-    if constexpr (!std::is_same_v<V, no_value>) p.values[i] = p.value_alt[i];
+  const bool in_alt = (k & 1) != 0;
+  if (in_alt == (p.result == result_buffer::alternate)) return;
+  const U* ks = in_alt ? p.key_alt[0] : p.keys;
+  U* kd = in_alt ? p.keys : p.key_alt[0];
+  for (std::uint64_t i = first; i < p.n; i += stride) kd[i] = ks[i];
+  if constexpr (!std::is_same_v<V, no_value>) {
+    const V* vs = in_alt ? p.value_alt : p.values;
+    V* vd = in_alt ? p.values : p.value_alt;
+    for (std::uint64_t i = first; i < p.n; i += stride) vd[i] = vs[i];
   }
 }
 

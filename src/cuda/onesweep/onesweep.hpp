@@ -31,16 +31,24 @@ struct onesweep_job {
   std::uint64_t n = 0;
   core::ordered_codec<U> codec{};
   int begin_bit = 0, end_bit = -1, digit_bits = 0;
+  /// Keys/pairs: the caller's alternate buffers (double-buffer API; then
+  /// the workspace holds none), or nullptr.
+  U* key_alt = nullptr;
+  V* value_alt = nullptr;
   void* workspace = nullptr;  ///< device
   std::size_t workspace_bytes = 0;
   void* stream = nullptr;  ///< cudaStream_t
   onesweep_tuning tuning{};
 };
 
+/// Enqueues the sort. Returns where the result is: 0 in job.keys / job.values,
+/// 1 in job.key_alt / job.value_alt (only when those were given).
 template <class U, class V>
-void onesweep_sort(const onesweep_job<U, V>& job);
+int onesweep_sort(const onesweep_job<U, V>& job);
+/// `caller_alternates`: keys/pairs whose alternates the caller gives.
 template <class U, class V>
-std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t);
+std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t,
+                                     bool caller_alternates = false);
 
 /// Whether this build instantiated Onesweep for keys U with values V
 /// (RADIX_CUDA_TYPES=dev builds 32- and 64-bit keys, keys only or 32-bit values).

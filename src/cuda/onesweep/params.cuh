@@ -57,6 +57,13 @@ struct ring_config {
   unsigned tail_bits = 8;    ///< out-of-order group of 2^tail_bits tiles
 };
 
+/// Where a keys or pairs sort leaves its result: in the caller's buffers
+/// (the in-place API), or in the alternates where the passes end there (the
+/// double-buffer API, whose alternates are the caller's too). The host picks
+/// it from the passes planned; the finish kernel copies when the passes
+/// actually run (some are skipped on the device) end elsewhere.
+enum class result_buffer : int { caller, alternate };
+
 template <class U, class V>
 struct onesweep_params {
   U* keys = nullptr;        ///< user keys: input, and output unless argsort
@@ -71,11 +78,12 @@ struct onesweep_params {
   control* ctl = nullptr;
   unsigned long long* ring = nullptr;  ///< 2^log2 x 256 entries
   ring_config ring_cfg{};
+  result_buffer result = result_buffer::caller;
 };
 
-/// Sources and destinations of the e-th pass that runs, out of k. The result
-/// always lands in the user's buffers: keys/pairs ping-pong user <-> alt (a
-/// final copy when k is odd); argsort reads the user's keys once, ping-pongs
+/// Sources and destinations of the e-th pass that runs, out of k. Keys/pairs
+/// ping-pong user <-> alt (a final copy when k's parity does not match
+/// onesweep_params::result); argsort reads the user's keys once, ping-pongs
 /// two key alternates, writes no keys in its last pass, and picks the index
 /// buffer of its first pass so that the last lands in the user's.
 template <class U, class V>
