@@ -37,7 +37,9 @@ std::ostream& operator<<(std::ostream& os, const onesweep_policy& p) {
   return os << "cuda.onesweep{threads=" << p.threads << ", items=" << p.items << ", tile=" << p.tile()
             << ", min_blocks=" << p.min_blocks << ", small_n=" << p.small_n << ", medium_n=" << p.medium_n
             << ", ranking=" << ranking[int(p.ranking)] << ", lookback_batch=" << p.lookback_batch
-            << ", values=" << values[int(p.values)] << ", digits=" << digits[int(p.digits)] << "}";
+            << ", values=" << values[int(p.values)] << ", digits=" << digits[int(p.digits)];
+  if (p.mid_n) os << ", mid_n=" << p.mid_n;
+  return os << "}";
 }
 
 onesweep_tuning& tuning_override() {
@@ -50,6 +52,8 @@ onesweep_tuning& tuning_override() {
     d.narrow = !(narrow && narrow[0] == '0');
     const char* pdl = core::env::get("RADIX_CUDA_PDL");
     d.pdl = !(pdl && pdl[0] == '0');
+    const char* mid = core::env::get("RADIX_CUDA_MID_TILES");
+    d.mid_tiles = !(mid && mid[0] == '0');
     return d;
   }();
   return t;
@@ -296,6 +300,7 @@ std::string engine_info() {
     }
   os << " up to medium_n (32- and 64-bit keys, keys only or 4-byte values) the small tiles "
      << cuda_detail::sm90_small_tiles(4, 0) << ";";
+  os << " up to mid_n (32-bit keys, 4-byte values) the mid tiles " << cuda_detail::sm90_mid_tiles(4, 4) << ";";
   os << " reduce_then_scan tiles:";
   for (const auto& t : cuda_detail::sm90_rts_tiles) os << " " << t;
   os << "; four_way tiles:";

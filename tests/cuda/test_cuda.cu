@@ -577,6 +577,25 @@ TEST_CASE(late_values_tiles, false) {
   t = saved;
 }
 
+/// 32-bit keys with 4-byte values across the tiers: the small tiles up to
+/// medium_n, the mid tiles (sm90_mid_tiles) up to mid_n, the long ones above;
+/// pairs (integer and float keys) and argsort, which share the kernels.
+TEST_CASE(mid_tiles_pairs, false) {
+  const auto pol = cd::sm90_policy(4, 4);
+  CHECK(pol.mid_n > pol.medium_n);
+  for (std::size_t n : {std::size_t(pol.medium_n), std::size_t(pol.medium_n + 1), std::size_t(3 * pol.medium_n + 7),
+                        std::size_t(pol.mid_n), std::size_t(pol.mid_n + 1)}) {
+    const std::string w = " n=" + std::to_string(n);
+    const auto k32 = make_keys<std::uint32_t>(n, dist::random, n);
+    check_pairs<std::uint32_t, 4>(k32, {}, "u32/u32" + w);
+    options desc;
+    desc.direction = order::descending;
+    check_pairs<float, 4>(make_keys<float>(n, dist::random, n + 1), desc, "f32/u32 desc" + w);
+    check_argsort<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(n, dist::few_unique, n + 2), {},
+                                                "argsort u32 few unique" + w);
+  }
+}
+
 /// 8-byte values of 32- and 64-bit keys (their own policies, and the
 /// alternative slots when RADIX_CUDA_ALT_POLICY picks one): sizes around
 /// their tiles with the long tiles forced, and the argsort with 64-bit

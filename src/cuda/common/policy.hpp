@@ -39,6 +39,7 @@ struct onesweep_policy {
   int lookback_batch;     ///< predecessors a look-back reads at once (one round trip)
   value_staging values = value_staging::with_keys;
   digit_source digits = digit_source::staged;
+  std::uint64_t mid_n = 0;  ///< above medium_n and at or below: sm90_mid_tiles (0: none)
   constexpr int tile() const { return threads * items; }
 };
 
@@ -106,7 +107,8 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   // earlier: at 2^20 longer tiles won in every shape tried (384 x 8 0.087 ms,
   // x 12 0.079, x 16 0.078, x 20 0.074; cuda-h100-2026-11-26.md), at 2^18 they tied
   const std::uint64_t medium = value_bytes == 0 || value_bytes == 4 ? std::uint64_t(1) << 21 : 0;
-  const std::uint64_t medium_u32 = std::uint64_t(1) << 19;
+  const std::uint64_t medium_u32 = std::uint64_t(1) << 19;  // 32-bit keys alone, and with 4-byte values
+
   switch (key_bytes) {
     case 1: return make(512, 16, 2, ranks_first, 0, 8);
     case 2: {
@@ -118,9 +120,10 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     case 4: {
       if (value_bytes == 0) return make(384, 28, 3, early, medium_u32, 1);
       if (value_bytes == 4) {
-        onesweep_policy p = make(384, 36, 2, early, medium, 1);
+        onesweep_policy p = make(384, 36, 2, early, medium_u32, 1);
         p.values = value_staging::late;      // measured for 4-byte values only
         p.digits = digit_source::recomputed;  // the keys' scatter keeps the digits in registers for the values' (4 % faster)
+        p.mid_n = std::uint64_t(1) << 25;     // sm90_mid_tiles up to here
         return p;
       }
       if (value_bytes == 8) {
@@ -150,6 +153,18 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
   // measured with 4-byte values prefetched, before late values became the long tiles' default
   p.values = value_bytes == 4 ? value_staging::prefetched : value_staging::with_keys;
   p.digits = digit_source::staged;
+  return p;
+}
+
+/// Mid tiles for 32-bit keys with 4-byte values between medium_n and mid_n:
+/// 384 x 24, values late, digits in registers. From 2^20 to 2^24 they beat
+/// both the small tiles and the long 384 x 36 (up to 12 %,
+/// bench/results/cuda-h100-2026-11-26.md, mid sizes), which win again at 2^28
+/// (three fewer look-back waits a tile where the passes are long).
+constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
+  onesweep_policy p = sm90_policy(key_bytes, value_bytes);
+  p.threads = 384, p.items = 24, p.min_blocks = 2, p.ranking = rank_order::count_then_rank;
+  p.values = value_staging::late, p.digits = digit_source::recomputed;
   return p;
 }
 

@@ -12,13 +12,19 @@
 
 namespace radix::cuda_detail {
 
+/// The tiers of tile shapes by n (Alt of onesweep_kernels / onesweep_run):
+/// sm90_small_tiles up to the policy's medium_n, sm90_mid_tiles up to mid_n,
+/// the policy's own above; Alt = 1..3 are the A/B slots.
+constexpr int small_tier = -1, mid_tier = -2;
+
 template <class U, class V, int Alt = 0>
 struct onesweep_kernels {
   static constexpr int value_bytes = std::is_same_v<V, no_value> ? 0 : int(sizeof(V));
   static constexpr onesweep_policy pol =
-      Alt < 0   ? sm90_small_tiles(int(sizeof(U)), value_bytes)
-      : Alt > 0 ? sm90_alt_policy(int(sizeof(U)), value_bytes, Alt)
-                : sm90_policy(int(sizeof(U)), value_bytes);
+      Alt == small_tier ? sm90_small_tiles(int(sizeof(U)), value_bytes)
+      : Alt == mid_tier ? sm90_mid_tiles(int(sizeof(U)), value_bytes)
+      : Alt > 0         ? sm90_alt_policy(int(sizeof(U)), value_bytes, Alt)
+                        : sm90_policy(int(sizeof(U)), value_bytes);
   static constexpr int threads = pol.threads, items = pol.items;
   static constexpr int hist_threads = histogram_shape::threads, hist_vectors = histogram_shape::vectors;
   struct shape {
@@ -125,7 +131,8 @@ int onesweep_run(const onesweep_job<U, V>& job);
 /// they are slots for A/B experiments (NOTES.md), compiled in only when
 /// RADIX_CUDA_ALT_POLICY_BUILD is defined, and then chosen at run time with
 /// RADIX_CUDA_ALT_POLICY=N for the rows sm90_alt_policy varies.
-/// Alt = -1: sm90_small_tiles, for inputs above small_n and at most medium_n.
+/// small_tier: sm90_small_tiles, for inputs above small_n and at most medium_n;
+/// mid_tier: sm90_mid_tiles, above medium_n and at most mid_n.
 template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job) {
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
@@ -142,9 +149,14 @@ int onesweep_sort(const onesweep_job<U, V>& job) {
     }
   }
 #endif
-  if constexpr (onesweep_kernels<U, V>::pol.medium_n > 0) {
-    if (job.tuning.small_tiles && job.n <= onesweep_kernels<U, V>::pol.medium_n && !use_single_tile<U, V>(job.n, job.tuning))
-      return onesweep_run<U, V, -1>(job);
+  using K = onesweep_kernels<U, V>;
+  if constexpr (K::pol.medium_n > 0) {
+    if (job.tuning.small_tiles && job.n <= K::pol.medium_n && !use_single_tile<U, V>(job.n, job.tuning))
+      return onesweep_run<U, V, small_tier>(job);
+  }
+  if constexpr (K::pol.mid_n > 0) {
+    if (job.tuning.mid_tiles && job.n > K::pol.medium_n && job.n <= K::pol.mid_n)
+      return onesweep_run<U, V, mid_tier>(job);
   }
   return onesweep_run<U, V, 0>(job);
 }

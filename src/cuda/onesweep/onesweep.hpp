@@ -18,6 +18,7 @@ struct onesweep_tuning {
   ring_config ring{};
   bool force_onesweep = false;  ///< no single-block path even for tiny inputs
   bool small_tiles = true;      ///< sm90_small_tiles for inputs up to the policy's medium_n
+  bool mid_tiles = true;        ///< sm90_mid_tiles up to the policy's mid_n (RADIX_CUDA_MID_TILES=0: off, for A/B)
   bool narrow = true;           ///< half-width keys between the first and last pass where the high halves agree
   bool pdl = true;              ///< Programmatic Dependent Launch between the passes (sm_90; RADIX_CUDA_PDL=0: off)
   int alt_policy = 0;           ///< sm90_alt_policy(..., alt_policy) where instantiated (RADIX_CUDA_ALT_POLICY=1..3)

@@ -19,11 +19,6 @@
 #include "params.cuh"
 #include "radix/core/pass_plan.hpp"
 
-// A/B experiment (not a production switch): peers found with __match_any_sync.
-#ifndef RADIX_CUDA_SINGLE_TILE_MATCH
-#define RADIX_CUDA_SINGLE_TILE_MATCH 0
-#endif
-
 namespace radix::cuda_detail {
 
 template <class U, class V, int Threads, int Items>
@@ -31,7 +26,7 @@ struct single_tile_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int tile = Threads * Items;
   static_assert(tile <= 65536, "origin indices and ranks are 16-bit");
-  using rank_t = block_rank<Threads, Items, RADIX_CUDA_SINGLE_TILE_MATCH != 0>;
+  using rank_t = block_rank<Threads, Items>;
   using index_t = std::uint16_t;
 
   struct storage {
