@@ -851,6 +851,34 @@ TEST_CASE(graph_capture, false) {
   }
   CU(cudaGraphExecDestroy(ge));
   CU(cudaGraphDestroy(g));
+
+  // the double-buffer form, 1-byte keys (one pass: the result in the alternates), captured too
+  auto k8 = make_keys<std::uint8_t>(n, dist::random, 22);
+  dvec<std::uint8_t> a0(k8), a1(n);
+  dvec<std::uint64_t> b0(vals), b1(n);
+  radix::cuda::double_buffer<std::uint8_t> da(a0.p, a1.p);
+  radix::cuda::double_buffer<std::uint64_t> db(b0.p, b1.p);
+  const std::size_t dwsb = radix::cuda::sort_pairs_workspace_bytes(da, db, n);
+  dvec<unsigned char> dws(dwsb);
+  radix::cuda::sort_pairs(da, db, n, dws.p, dwsb, s);  // warm-up
+  CU(cudaStreamSynchronize(s));
+  da.selector = db.selector = 0;
+  CU(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  radix::cuda::sort_pairs(da, db, n, dws.p, dwsb, s);
+  CU(cudaStreamEndCapture(s, &g));
+  CHECK(da.selector == 1 && db.selector == 1);
+  CU(cudaGraphInstantiate(&ge, g, 0));
+  auto r8 = k8;
+  auto rv8 = vals;
+  radix::sort_pairs(std::span<std::uint8_t>(r8), std::span<std::uint64_t>(rv8), cpu({}));
+  a0.up(k8);
+  b0.up(vals);
+  CU(cudaGraphLaunch(ge, s));
+  CU(cudaStreamSynchronize(s));
+  CHECK(same_bytes(a1.down(), r8));
+  CHECK(same_bytes(b1.down(), rv8));
+  CU(cudaGraphExecDestroy(ge));
+  CU(cudaGraphDestroy(g));
   CU(cudaStreamDestroy(s));
 }
 
