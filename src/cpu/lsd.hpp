@@ -43,6 +43,7 @@ struct lsd_policy {
   int digit_bits = 8;              ///< digit width of out-of-cache LSD passes
   int wide_digit_bits = 11;        ///< used instead when it saves passes (0 = never)
   std::uint64_t small_n = 256;     ///< below this, a stable comparison sort
+  int expand_max_bits = 16;        ///< keys alone varying in at most this many bits: counting write-out (0 = off)
   std::uint64_t per_thread_min = std::uint64_t(1) << 16;  ///< elements per extra thread
   // Hybrid: one MSD pass into cache-sized buckets, then LSD inside each bucket.
   std::uint64_t hybrid_min_bytes = std::uint64_t(4) << 20;  ///< smaller inputs: plain LSD

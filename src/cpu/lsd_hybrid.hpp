@@ -142,6 +142,12 @@ inline void sorter<U, V>::choose_spec_window(bool hybrid_candidate) {
   v &= range_mask_;
   if (v == 0) return;
   const int lo = std::countr_zero(v), hi = int(sizeof(U)) * 8 - std::countl_zero(v);
+  if (expand_candidate() && hi - lo <= policy_.expand_max_bits) {
+    // the counting write-out's histogram (expand), counted by the scan
+    spec_bits_ = std::min(policy_.expand_max_bits, width);
+    spec_shift_ = std::max(job_.begin_bit, std::min(lo, job_.end_bit - spec_bits_));
+    return;
+  }
   if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits) return choose_fine_window(sb);
   spec_shift_ = std::max(job_.begin_bit, std::min(lo, job_.end_bit - sb));
 }

@@ -13,7 +13,8 @@ namespace radix::cpu {
 namespace lsd_detail {
 
 /// One sort: the scan, the pass plan over the bits that vary, and the route
-/// (nothing to do, small_sort, hybrid, or the plain LSD passes).
+/// (nothing to do, small_sort, the counting write-out, hybrid, or the plain
+/// LSD passes).
 template <class U, class V>
 inline void sorter<U, V>::run() {
   const std::uint64_t n = job_.n;
@@ -35,6 +36,7 @@ inline void sorter<U, V>::run() {
   trace_.mark(nullptr);
   scan(sorted, varying);
   trace_.mark("scan");
+  const U all_varying = varying;
   varying &= range_mask_;
   if (sorted || varying == 0) return identity();
 
@@ -55,6 +57,7 @@ inline void sorter<U, V>::run() {
     if (!core::pass_is_trivial<U>(varying, plan[i])) passes.push_back(plan[i]);
 
   if (n < policy_.small_n) return small_sort();
+  if (can_expand(lo, hi, all_varying)) return expand(lo, hi);
   if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits)
     return hybrid(lo, hi, varying);
   sort_passes(passes);

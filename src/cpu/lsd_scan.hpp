@@ -108,6 +108,55 @@ inline void sorter<U, V>::identity() {
   }
 }
 
+/// Keys alone whose bits vary only inside [lo, hi), at most
+/// policy.expand_max_bits wide, under a transform that loses nothing (no
+/// -0.0 or NaN folded): every key is its window's digit over bits all keys
+/// share, and equal keys are indistinguishable, so the sorted keys are the
+/// window's histogram written out (a counting sort: one read and one write,
+/// where LSD passes read and write the keys once per digit).
+template <class U, class V>
+inline bool sorter<U, V>::expand_candidate() const {
+  return !has_value && job_.pay == payload::none && !job_.keys_readonly && job_.digit_bits == 0 &&
+         policy_.expand_max_bits > 0;
+}
+
+template <class U, class V>
+inline bool sorter<U, V>::can_expand(int lo, int hi, U all_varying) const {
+  return expand_candidate() && !job_.codec.canon && hi - lo <= policy_.expand_max_bits &&
+         U(all_varying & U(~range_mask_)) == 0 && job_.n >= (std::uint64_t(1) << (hi - lo));
+}
+
+template <class U, class V>
+inline void sorter<U, V>::expand(int lo, int hi) {
+  const core::pass window{lo, hi - lo};
+  std::vector<std::uint64_t> hist;
+  if (!msd_from_scan(window, hist)) count(job_.keys, window, hist);
+  const unsigned R = 1u << window.bits;
+  std::vector<std::uint64_t> start(R + 1, 0);  // where each digit's run begins
+  for (unsigned d = 0; d < R; ++d) {
+    std::uint64_t c = 0;
+    for (unsigned t = 0; t < threads_; ++t) c += hist[std::size_t(t) * R + d];
+    start[d + 1] = start[d] + c;
+  }
+  const codec_t codec = job_.codec;
+  const U window_mask = U(((std::uint64_t(1) << window.bits) - 1) << lo);
+  const U shared = U(codec.biased(job_.keys[0]) & U(~window_mask));
+  trace_.mark("count");
+  U* out = job_.keys;
+  // each thread writes its own share of the output, run by run
+  thread_pool::instance().run(threads_, [&](unsigned t) {
+    const std::uint64_t b = bounds_[t], e = bounds_[t + 1];
+    auto d = unsigned(std::upper_bound(start.begin(), start.end(), b) - start.begin()) - 1;
+    for (std::uint64_t i = b; i < e; ++d) {
+      const std::uint64_t run_end = std::min(e, start[d + 1]);
+      if (run_end > i) std::fill(out + i, out + run_end, codec.unbiased(U(shared | U(U(d) << lo))));
+      i = std::max(i, run_end);
+    }
+  });
+  trace_.mark("write");
+  trace_.print("expand", job_.n, window.bits);
+}
+
 /// Stable comparison sort for tiny inputs.
 template <class U, class V>
 inline void sorter<U, V>::small_sort() {
@@ -146,11 +195,27 @@ inline void sorter<U, V>::count_impl(const U* keys, const core::pass& ps, std::v
   const unsigned R = 1u << ps.bits;
   hist.assign(std::size_t(threads_) * R, 0);
   const codec_t codec = job_.codec;
+  // Four interleaved copies where they fit in L1: runs of equal digits
+  // (narrow keys, few distinct values) then increment four counters in turn
+  // instead of waiting on one.
+  const unsigned copies = R <= 1024 ? 4 : 1;
   thread_pool::instance().run(threads_, [&](unsigned t) {
-    std::vector<std::uint64_t> h(R, 0);
-    for (std::uint64_t i = bounds_[t]; i < bounds_[t + 1]; ++i)
-      ++h[core::digit_of<U>(xform<Canon>(codec, keys[i]), ps.shift, ps.bits)];
-    std::copy(h.begin(), h.end(), hist.begin() + std::size_t(t) * R);
+    std::vector<std::uint64_t> h(std::size_t(copies) * R, 0);
+    const auto digit = [&](std::uint64_t i) { return core::digit_of<U>(xform<Canon>(codec, keys[i]), ps.shift, ps.bits); };
+    std::uint64_t i = bounds_[t];
+    const std::uint64_t e = bounds_[t + 1];
+    if (copies == 4) {
+      for (; i + 4 <= e; i += 4) {
+        ++h[digit(i)];
+        ++h[R + digit(i + 1)];
+        ++h[2 * R + digit(i + 2)];
+        ++h[3 * R + digit(i + 3)];
+      }
+      for (unsigned c = 1; c < 4; ++c)
+        for (unsigned d = 0; d < R; ++d) h[d] += h[c * R + d];
+    }
+    for (; i < e; ++i) ++h[digit(i)];
+    std::copy(h.begin(), h.begin() + R, hist.begin() + std::size_t(t) * R);
   });
 }
 

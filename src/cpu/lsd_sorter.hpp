@@ -147,6 +147,9 @@ class sorter {
   bool scan_impl(bool& sorted, U& varying);
   void identity();
   void small_sort();
+  bool expand_candidate() const;
+  bool can_expand(int lo, int hi, U all_varying) const;
+  void expand(int lo, int hi);
   void count(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);
   template <bool Canon>
   void count_impl(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);

@@ -39,7 +39,9 @@ TEST(WorkspaceLayout, TotalIsEnoughAtEveryBaseOffsetAndSlicesDoNotOverlap) {
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(at[i]) % align, 0u) << "align " << align << " slice " << i;
         EXPECT_GE(at[i], ws.data());
         EXPECT_LE(at[i] + l.bytes(i), ws.data() + ws.size()) << "align " << align << " offset " << off << " slice " << i;
-        if (i + 1 < l.size()) EXPECT_LE(at[i] + l.bytes(i), at[i + 1]);
+        if (i + 1 < l.size()) {
+          EXPECT_LE(at[i] + l.bytes(i), at[i + 1]);
+        }
         EXPECT_EQ(std::uint64_t(at[i] - at[0]), l.offset(i) - l.offset(0));
       }
       EXPECT_THROW(l.carve(ws.first(l.total() - 1)), radix::out_of_memory);

@@ -1,8 +1,10 @@
-// The CPU engine's hybrid route for skewed inputs (src/cpu/lsd_hybrid.hpp,
-// choose_fine_window / hybrid_fine): inputs built to take it, checked element
-// by element against std::stable_sort on the ordered bits, and the route that
-// ran read back from RADIX_TRACE, so that a change of routing cannot leave
-// these tests passing without testing the route they are for.
+// The CPU engine's routes that only some inputs take: the hybrid route for
+// skewed inputs (src/cpu/lsd_hybrid.hpp, choose_fine_window / hybrid_fine)
+// and the counting write-out of keys that vary in a narrow window
+// (src/cpu/lsd_scan.hpp, expand): inputs built to take them (or to just miss
+// them), checked element by element against std::stable_sort on the ordered
+// bits, and the route that ran read back from RADIX_TRACE, so that a change of
+// routing cannot leave these tests passing without testing the route they are for.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -143,3 +145,100 @@ TEST(CpuFineRoute, OneThreadSameResult) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- expand
+
+namespace {
+
+/// Keys alone, checked against the oracle; `expand`: whether the counting
+/// write-out must (true) or must not (false) have run.
+template <class K>
+void check_expand(const std::vector<K>& keys, const radix::options& o, bool expand, const std::string& what) {
+  SCOPED_TRACE(what + ", n=" + std::to_string(keys.size()) + ", " + rt::describe(o) + ", base seed " +
+               rt::hex(rt::base_seed()));
+  const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
+  std::vector<K> want(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) want[i] = keys[perm[i]];
+  rt::guarded g(keys.size(), sizeof(K));
+  g.fill_from(keys.data());
+  const std::string log = traced([&] { radix::sort(std::span<K>(g.as<K>(), keys.size()), o); });
+  EXPECT_EQ(log.find("radix cpu expand") != std::string::npos, expand) << "route:\n" << log;
+  EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
+  EXPECT_TRUE(g.canaries_intact());
+}
+
+/// n keys `shared ^ (r << shift)` with r random below 2^bits.
+template <class U>
+std::vector<U> window_keys(std::size_t n, U shared, int shift, int bits, std::uint64_t seed) {
+  std::vector<U> v(n);
+  rt::rng r(seed);
+  for (auto& x : v) x = U(shared ^ U((r() & ((std::uint64_t(1) << bits) - 1)) << shift));
+  return v;
+}
+
+}  // namespace
+
+TEST(CpuExpandRoute, IntegersInAWindow) {
+  const std::uint64_t seed = rt::base_seed() + 71;
+  for (auto dir : {radix::order::ascending, radix::order::descending}) {
+    const auto o = cpu_opts(dir);
+    check_expand(window_keys<std::uint32_t>(big_n, 0xABCD0000u, 0, 10, seed), o, true, "u32, 10 low bits");
+    check_expand(window_keys<std::uint32_t>(100003, 0x80000001u, 7, 12, seed + 1), o, true, "u32, bits 7-18");
+    check_expand(window_keys<std::uint64_t>(70001, 0x0123456789ABCDEFull, 40, 16, seed + 2), o, true,
+                 "u64, bits 40-55");
+    check_expand(window_keys<std::uint16_t>(big_n, 0, 0, 16, seed + 3), o, true, "u16, every bit");
+    check_expand(window_keys<std::uint8_t>(5000, 0, 0, 8, seed + 4), o, true, "u8, every bit");
+    // negative integers only: their ordered bits differ in the low bits alone
+    std::vector<std::int32_t> neg(65537);
+    rt::rng r(seed + 5);
+    for (auto& x : neg) x = -1 - std::int32_t(r.below(1000));
+    check_expand(neg, o, true, "i32 in [-1000, -1]");
+    // 17 bits vary: LSD passes
+    check_expand(window_keys<std::uint32_t>(300007, 0, 3, 17, seed + 6), o, false, "u32, 17 bits");
+    // fewer keys than the window has digits: LSD passes
+    check_expand(window_keys<std::uint32_t>(1000, 0, 0, 12, seed + 7), o, false, "u32, 1000 keys, 12 bits");
+  }
+}
+
+TEST(CpuExpandRoute, Floats) {
+  const std::uint64_t seed = rt::base_seed() + 81;
+  for (auto dir : {radix::order::ascending, radix::order::descending}) {
+    auto o = cpu_opts(dir);
+    // 1 + k 2^-23, k < 4096: one exponent, the low 12 mantissa bits vary
+    std::vector<float> f(200003);
+    rt::rng r(seed);
+    for (auto& x : f) x = 1.0f + float(r.below(4096)) * 0x1p-23f;
+    check_expand(f, o, true, "f32 in [1, 1 + 2^-11)");
+    // a -0.0 among zeros and +0.0: numeric order folds them (equal keys, input order kept): LSD passes
+    std::vector<float> z(70000, 0.0f);
+    for (std::size_t i = 0; i < z.size(); i += 3) z[i] = -0.0f;
+    check_expand(z, o, false, "f32 +-0, numeric order");
+    // the same in IEEE totalOrder: nothing is folded, but -0 and +0 are
+    // neighbours whose ordered bits differ in all 32 bits: LSD passes
+    o.floats = radix::float_order::total;
+    check_expand(z, o, false, "f32 +-0, totalOrder");
+    // negative floats in totalOrder: one exponent, 12 mantissa bits
+    for (auto& x : f) x = -x;
+    check_expand(f, o, true, "f32 in (-1 - 2^-11, -1], totalOrder");
+  }
+}
+
+TEST(CpuExpandRoute, BitRanges) {
+  const std::uint64_t seed = rt::base_seed() + 91;
+  auto o = cpu_opts();
+  // bits 20-23 vary too but lie outside [0, 8): equal-ranked keys differ, so LSD passes keep their order
+  auto keys = window_keys<std::uint32_t>(300007, 0, 0, 8, seed);
+  rt::rng r(seed + 1);
+  for (auto& k : keys) k ^= std::uint32_t(r() & 0xF) << 20;
+  o.begin_bit = 0;
+  o.end_bit = 8;
+  check_expand(keys, o, false, "u32 sorted by bits 0-8, bits 20-23 varying");
+  // only bits inside the range vary
+  o.begin_bit = 4;
+  o.end_bit = 20;
+  check_expand(window_keys<std::uint32_t>(300007, 0x5000000Fu, 6, 12, seed + 2), o, true, "u32, range 4-20");
+  // a digit width asked for: LSD passes
+  auto d = cpu_opts();
+  d.digit_bits = 4;
+  check_expand(window_keys<std::uint32_t>(300007, 0, 0, 10, seed + 3), d, false, "u32, digit_bits 4");
+}

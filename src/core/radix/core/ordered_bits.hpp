@@ -55,6 +55,13 @@ struct ordered_codec {
     return U(u ^ pos_xor ^ (neg & U(neg_xor ^ pos_xor)) ^ flip);
   }
 
+  /// The key whose biased() is o (biased is a bijection; canonical is not).
+  RADIX_HD constexpr U unbiased(U o) const {
+    const U t = U(o ^ flip);
+    const U pos = U(t ^ pos_xor);  // the key, if it was a non-negative one
+    return (pos & sign) == 0 ? pos : U(t ^ neg_xor);
+  }
+
   /// Integer keys (pos_xor == neg_xor): the transform is one XOR with a
   /// constant, which also commutes with digit extraction.
   RADIX_HD constexpr bool linear() const { return pos_xor == neg_xor && !canon; }
