@@ -23,6 +23,14 @@
 // bins onto buckets of about equal size through a table, so no bucket needs a
 // second out-of-cache split.
 //
+// Keys alone whose bits vary only inside a window of at most
+// policy.expand_max_bits (narrow keys: u8, u16, few-bit integers) take a
+// counting route: the scan counts that window, and the output is its
+// histogram written out, run by run (each key is its window's digit over bits
+// all keys share, and equal keys cannot be told apart). One read and one
+// write, where LSD passes read and write once per digit. Not where the
+// transform folds keys (-0.0 and +0.0, NaNs: their bits must survive).
+//
 // Keys are read in their original bits and passed through the ordered-bits
 // transform (src/core) when a digit is taken, so written-back keys keep their
 // exact input bits (a -0.0 stays -0.0, NaN payloads survive).
