@@ -427,6 +427,12 @@ void add_key_contestants(std::vector<contestant>& cs, T* work, const T* pristine
                   [=] { s->sort(std::span<T>(work, n)); }, verify});
   };
   add_radix("", cpu_opts());
+  {  // one thread, as the single-threaded peers run
+    radix::options o = cpu_opts();
+    o.threads = 1;
+    cs.push_back({"radix_1t", "radix::sort (1 thread)", "CPU engine, one thread, one call", true, restore,
+                  [=] { radix::sort(std::span<T>(work, n), o); }, verify});
+  }
   if (low10) {
     radix::options o = cpu_opts();
     o.end_bit = 10;
