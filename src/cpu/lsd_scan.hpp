@@ -66,6 +66,25 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
     if (bad && SR) {  // this chunk is unsorted: count the rest on the way, then the prefix
       std::uint64_t* h = spec_hist_.data() + std::size_t(t) * SR;
       const std::uint64_t prefix_end = i;
+      if (SR <= 4096) {
+        // four interleaved copies (in L1/L2 at this size): keys of few distinct
+        // digits then increment four counters in turn instead of waiting on one
+        std::vector<std::uint64_t> h4(std::size_t(3) * SR, 0);
+        for (; i + 4 <= e; i += 4) {
+          U o[4];
+          for (int j = 0; j < 4; ++j) {
+            o[j] = xform<Canon>(codec, keys[i + j]);
+            v |= U(o[j] ^ ref);
+            if constexpr (Detect) sp |= U(U(keys[i + j] == sign) | U(U(keys[i + j] & U(~sign)) > nan_above));
+          }
+          ++h[core::digit_of<U>(o[0], sshift, sb)];
+          ++h4[core::digit_of<U>(o[1], sshift, sb)];
+          ++h4[SR + core::digit_of<U>(o[2], sshift, sb)];
+          ++h4[2 * std::size_t(SR) + core::digit_of<U>(o[3], sshift, sb)];
+        }
+        for (unsigned c = 0; c < 3; ++c)
+          for (unsigned d = 0; d < SR; ++d) h[d] += h4[std::size_t(c) * SR + d];
+      }
       for (; i < e; ++i) {
         const U o = xform<Canon>(codec, keys[i]);
         v |= U(o ^ ref);
