@@ -49,12 +49,7 @@ template <class Top>
 inline void sorter<U, V>::sort_buckets(const std::vector<std::uint64_t>& hist, unsigned R, std::uint64_t target,
                                        int lo, U varying, Top top) {
   // Bucket b spans [start[b], start[b + 1]) in scratch.
-  std::vector<std::uint64_t> start(R + 1, 0);
-  for (unsigned b = 0; b < R; ++b) {
-    std::uint64_t c = 0;
-    for (unsigned t = 0; t < threads_; ++t) c += hist[std::size_t(t) * R + b];
-    start[b + 1] = start[b] + c;
-  }
+  const std::vector<std::uint64_t> start = digit_starts(hist, R);
   const std::uint64_t cap = 4 * target;  // larger buckets ping-pong in place
   std::atomic<unsigned> next{0};
   thread_pool::instance().run(threads_, [&](unsigned) {

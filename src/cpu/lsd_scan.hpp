@@ -150,13 +150,7 @@ inline void sorter<U, V>::expand(int lo, int hi) {
   const core::pass window{lo, hi - lo};
   std::vector<std::uint64_t> hist;
   if (!msd_from_scan(window, hist)) count(job_.keys, window, hist);
-  const unsigned R = 1u << window.bits;
-  std::vector<std::uint64_t> start(R + 1, 0);  // where each digit's run begins
-  for (unsigned d = 0; d < R; ++d) {
-    std::uint64_t c = 0;
-    for (unsigned t = 0; t < threads_; ++t) c += hist[std::size_t(t) * R + d];
-    start[d + 1] = start[d] + c;
-  }
+  const std::vector<std::uint64_t> start = digit_starts(hist, 1u << window.bits);  // each digit's run
   const codec_t codec = job_.codec;
   const U window_mask = U(((std::uint64_t(1) << window.bits) - 1) << lo);
   const U shared = U(codec.biased(job_.keys[0]) & U(~window_mask));
@@ -199,6 +193,20 @@ inline void sorter<U, V>::small_sort() {
       for (std::uint64_t i = 0; i < n; ++i) job_.values[i] = V(idx[i]);
     }
   }
+}
+
+/// Where each of R digits begins in the output, from per-thread counts
+/// (hist[t * R + d]); start[R] is the total.
+template <class U, class V>
+inline std::vector<std::uint64_t> sorter<U, V>::digit_starts(const std::vector<std::uint64_t>& hist,
+                                                             unsigned R) const {
+  std::vector<std::uint64_t> start(R + 1, 0);
+  for (unsigned d = 0; d < R; ++d) {
+    std::uint64_t c = 0;
+    for (unsigned t = 0; t < threads_; ++t) c += hist[std::size_t(t) * R + d];
+    start[d + 1] = start[d] + c;
+  }
+  return start;
 }
 
 /// Per-thread histogram of one digit over the current layout.

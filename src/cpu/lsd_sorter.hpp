@@ -151,6 +151,7 @@ class sorter {
   bool can_expand(int lo, int hi, U all_varying) const;
   void expand(int lo, int hi);
   void count(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);
+  std::vector<std::uint64_t> digit_starts(const std::vector<std::uint64_t>& hist, unsigned R) const;
   template <bool Canon>
   void count_impl(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);
 
