@@ -222,27 +222,11 @@ inline void sorter<U, V>::count_impl(const U* keys, const core::pass& ps, std::v
   const unsigned R = 1u << ps.bits;
   hist.assign(std::size_t(threads_) * R, 0);
   const codec_t codec = job_.codec;
-  // Four interleaved copies where they fit in L1: runs of equal digits
-  // (narrow keys, few distinct values) then increment four counters in turn
-  // instead of waiting on one.
-  const unsigned copies = R <= 1024 ? 4 : 1;
   thread_pool::instance().run(threads_, [&](unsigned t) {
-    std::vector<std::uint64_t> h(std::size_t(copies) * R, 0);
-    const auto digit = [&](std::uint64_t i) { return core::digit_of<U>(xform<Canon>(codec, keys[i]), ps.shift, ps.bits); };
-    std::uint64_t i = bounds_[t];
-    const std::uint64_t e = bounds_[t + 1];
-    if (copies == 4) {
-      for (; i + 4 <= e; i += 4) {
-        ++h[digit(i)];
-        ++h[R + digit(i + 1)];
-        ++h[2 * R + digit(i + 2)];
-        ++h[3 * R + digit(i + 3)];
-      }
-      for (unsigned c = 1; c < 4; ++c)
-        for (unsigned d = 0; d < R; ++d) h[d] += h[c * R + d];
-    }
-    for (; i < e; ++i) ++h[digit(i)];
-    std::copy(h.begin(), h.begin() + R, hist.begin() + std::size_t(t) * R);
+    std::vector<std::uint64_t> h(R, 0);
+    for (std::uint64_t i = bounds_[t]; i < bounds_[t + 1]; ++i)
+      ++h[core::digit_of<U>(xform<Canon>(codec, keys[i]), ps.shift, ps.bits)];
+    std::copy(h.begin(), h.end(), hist.begin() + std::size_t(t) * R);
   });
 }
 
