@@ -8,6 +8,8 @@
 #                                     records algos pic broadphase lbvh filesort opencl
 #                                     benchsets (BS_CASES, BS_REPS) kerneltimes (KT_ROWS) passtimes (PT_CASES, PT_ONLY, PT_LAUNCHES)
 #                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
+#                                     python (PY_ARCHS, default 90; PY_BENCH_ARGS): pip-builds the package
+#                                     into /tmp/site (no downloads), runs python/tests and bench/python
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
 # algos (runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
@@ -97,6 +99,22 @@ if has large; then
   t0=$(date +%s)
   "$TESTS" --large > "$OUT/large.log" 2>&1
   note "-- radix_cuda_tests --large: exit $? ($(since $t0) s): $(tail -1 "$OUT/large.log")"
+fi
+
+if has python; then
+  t0=$(date +%s)
+  # The image has scikit-build-core and nanobind: no build isolation, nothing fetched.
+  rm -rf /tmp/site
+  python3 -m pip install --no-build-isolation --no-deps --no-cache-dir --target /tmp/site \
+    -C cmake.define.CMAKE_CUDA_ARCHITECTURES="${PY_ARCHS:-90}" -C build.verbose=true . > "$OUT/python_build.log" 2>&1
+  note "-- python: pip install: exit $? ($(since $t0) s)"
+  t0=$(date +%s)
+  PYTHONPATH=/tmp/site python3 -m pytest -q -rs python/tests > "$OUT/python_tests.log" 2>&1
+  note "-- python: pytest: exit $? ($(since $t0) s): $(tail -1 "$OUT/python_tests.log")"
+  grep -E "SKIPPED|FAILED|Error" "$OUT/python_tests.log" | head -20 | tee -a "$SUMMARY"
+  t0=$(date +%s)
+  PYTHONPATH=/tmp/site python3 bench/python/bench_frameworks.py ${PY_BENCH_ARGS:-} > "$OUT/python_bench.md" 2>&1
+  note "-- python: bench_frameworks: exit $? ($(since $t0) s)"
 fi
 
 if has bench || has quickbench; then

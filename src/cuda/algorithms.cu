@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/policy.hpp"
+#include "device_sort.hpp"
 #include "radix/core/environment.hpp"
 #include "radix/cuda.hpp"
 #include "tuning_cache.hpp"
@@ -157,6 +158,9 @@ variant choose(const sort_request& r) {
     return with_options(v);
   }
   if (auto v = cuda_detail::cached_variant(r)) return with_options(*v);
+  // A GPU with less shared memory per block than Onesweep's tile needs (the
+  // tables are the H100's) takes the reduce-then-scan sort's smaller tiles.
+  if (!cuda_detail::onesweep_fits(r)) return with_options({algorithm::reduce_then_scan, 8, 0, true});
   return {algorithm::onesweep, o.digit_bits, 0, true};
 }
 

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -265,6 +267,35 @@ int double_buffered_sort(const sort_request& r, const alternates& alt, void* ws,
 
 }  // namespace
 
+const device_limits& current_device_limits() {
+  static std::mutex m;
+  static std::map<int, device_limits> known;
+  int dev = 0;
+  RADIX_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(m);
+  auto it = known.find(dev);
+  if (it == known.end()) {
+    device_limits d;
+    int optin = 0;
+    RADIX_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    RADIX_CUDA_CHECK(cudaDeviceGetAttribute(&d.major, cudaDevAttrComputeCapabilityMajor, dev));
+    d.shared_optin = std::size_t(optin);
+    it = known.emplace(dev, d).first;  // std::map: the reference stays valid as devices are added
+  }
+  return it->second;
+}
+
+bool onesweep_fits(const sort_request& r) {
+  if (r.n < 2 || radix::detail::is_wide_key(r.key)) return true;  // wide keys choose per sub-request
+  const variant onesweep{algorithm::onesweep, 0, 0, true};
+  const core::sort_plan p = core::plan_sort(r, caps_of(onesweep));
+  const std::size_t need = core::with_types<v128>(p, [&]<class U, class V>() -> std::size_t {
+    if constexpr (onesweep_compiled<U, V>()) return onesweep_shared_bytes<U, V>(p.n, tuning_override());
+    return 0;
+  });
+  return need <= current_device_limits().shared_optin;
+}
+
 /// Wide keys are sorted through sub-requests of the public API (each makes
 /// its own choice); `algo` applies to 1- to 8-byte keys.
 std::size_t device_workspace(const sort_request& r, const variant& algo) {
@@ -307,6 +338,13 @@ std::string engine_info() {
   for (const auto& t : cuda_detail::sm90_four_way_tiles) os << " " << t;
   os << "; split tiles:";
   for (const auto& t : cuda_detail::sm90_split_tiles) os << " " << t;
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess) {
+    const auto& d = cuda_detail::current_device_limits();
+    os << "; this device: compute capability " << d.major << ".x, " << d.shared_optin / 1024
+       << " KiB of shared memory per block (Onesweep where its tile fits, else reduce_then_scan), PDL "
+       << (d.pdl() ? "on" : "off (needs sm_90)");
+  }
   return os.str();
 }
 

@@ -71,8 +71,19 @@ __device__ __forceinline__ void pdl_release() {
 #endif
 }
 
+/// What the current device offers the kernels, read once per device: the
+/// same tile tables run on every architecture (policy.hpp), and a kernel
+/// whose shared memory a device cannot hold is not launched there.
+struct device_limits {
+  std::size_t shared_optin = 0;  ///< dynamic shared memory one block may opt in to (bytes)
+  int major = 0;                 ///< compute capability
+  bool pdl() const { return major >= 9; }  ///< Programmatic Dependent Launch needs sm_90
+};
+const device_limits& current_device_limits();  // device_sort.cu
+
 /// Launches kernel<<<grid, block, smem, s>>>(args...), with Programmatic
-/// Dependent Launch when `pdl` (the kernel must begin with pdl_wait()).
+/// Dependent Launch when `pdl` and the device has it (the kernel must begin
+/// with pdl_wait()).
 template <class... Params, class... Args>
 void launch_dependent(bool pdl, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem,
                       cudaStream_t s, Args&&... args) {
@@ -85,7 +96,7 @@ void launch_dependent(bool pdl, void (*kernel)(Params...), unsigned grid, unsign
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
+  cfg.numAttrs = pdl && current_device_limits().pdl() ? 1 : 0;
   RADIX_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 

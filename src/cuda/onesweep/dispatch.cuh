@@ -54,12 +54,16 @@ struct onesweep_kernels {
     static cudaError_t status = cudaSuccess;
     static int per_sm = 0, hist_per_sm = 0;
     std::call_once(once, [] {
+      // Only kernels the device can hold: the others are never launched
+      // there (use_single_tile, and the engine's choice of algorithm).
+      const std::size_t optin = current_device_limits().shared_optin;
+      if (scatter::smem_bytes > optin) return;  // reported below, each time
       status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(scatter::smem_bytes));
       if (status == cudaSuccess && may_be_float)
         status = cudaFuncSetAttribute(scatter_kernel_for<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(scatter::smem_bytes));
-      if (status == cudaSuccess)
+      if (status == cudaSuccess && single::smem_bytes <= optin)
         status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
       if (status == cudaSuccess)
@@ -67,6 +71,11 @@ struct onesweep_kernels {
       if (status == cudaSuccess)
         status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hist_per_sm, histogram_kernel, hist_threads, 0);
     });
+    if (scatter::smem_bytes > current_device_limits().shared_optin)
+      throw engine_unavailable("radix: Onesweep's tile for " + std::to_string(sizeof(U)) + "-byte keys needs " +
+                               std::to_string(scatter::smem_bytes) + " bytes of shared memory per block; this GPU offers " +
+                               std::to_string(current_device_limits().shared_optin) +
+                               " (algorithm::automatic picks reduce_then_scan there)");
     if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute / cudaOccupancyMaxActiveBlocksPerMultiprocessor", __FILE__, __LINE__);
     return {per_sm < 1 ? 1 : per_sm, hist_per_sm < 1 ? 1 : hist_per_sm};
   }
@@ -97,7 +106,23 @@ inline onesweep_workspace onesweep_layout(sort_mode mode, std::uint64_t n, int k
 
 template <class U, class V>
 inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
-  return !t.force_onesweep && n <= onesweep_kernels<U, V>::pol.small_n;
+  using K = onesweep_kernels<U, V>;
+  return !t.force_onesweep && n <= K::pol.small_n && K::single::smem_bytes <= current_device_limits().shared_optin;
+}
+
+/// Shared memory per block of the scatter kernel a sort of n keys uses (the
+/// single-tile kernel steps aside by itself where a device cannot hold it).
+template <class U, class V>
+std::size_t onesweep_shared_bytes(std::uint64_t n, const onesweep_tuning& t) {
+  using K = onesweep_kernels<U, V>;
+  if constexpr (K::pol.medium_n > 0) {
+    if (t.small_tiles && n <= K::pol.medium_n) return onesweep_kernels<U, V, small_tier>::scatter::smem_bytes;
+  }
+  if constexpr (K::pol.mid_n > 0) {
+    if (t.mid_tiles && n > K::pol.medium_n && n <= K::pol.mid_n)
+      return onesweep_kernels<U, V, mid_tier>::scatter::smem_bytes;
+  }
+  return K::scatter::smem_bytes;
 }
 
 template <class U, class V>
@@ -272,7 +297,8 @@ int onesweep_run(const onesweep_job<U, V>& job) {
 
 #define RADIX_ONESWEEP_INSTANTIATE(U, V)                                                                  \
   template int onesweep_sort<U, V>(const onesweep_job<U, V>&);                                            \
-  template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&, bool);
+  template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&, bool); \
+  template std::size_t onesweep_shared_bytes<U, V>(std::uint64_t, const onesweep_tuning&);
 
 /// Every value type of keys U (onesweep_k<bytes>.cu, one key width each).
 /// The dev build (RADIX_CUDA_TYPES=dev) keeps keys only and 4-byte values,

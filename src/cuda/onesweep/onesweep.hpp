@@ -51,6 +51,11 @@ template <class U, class V>
 std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t,
                                      bool caller_alternates = false);
 
+/// Shared memory per block Onesweep's scatter needs for n keys: a device
+/// must offer that much (device_limits::shared_optin) for Onesweep to run.
+template <class U, class V>
+std::size_t onesweep_shared_bytes(std::uint64_t n, const onesweep_tuning& t);
+
 /// Whether this build instantiated Onesweep for keys U with values V
 /// (RADIX_CUDA_TYPES=dev builds 32- and 64-bit keys, keys only or 32-bit values).
 template <class U, class V>

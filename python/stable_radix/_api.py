@@ -1,0 +1,321 @@
+"""sort, argsort, sort_by_key and sort_records: NumPy-shaped functions over
+the radix library. Every sort is stable. Host arrays sort on the CPU engine
+(or the engine named), CUDA arrays on the CUDA engine, on the array's device
+and the framework's current stream, without a host synchronisation.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import _core
+from ._arrays import NumpyFramework, ingest, key_kind_of
+
+__all__ = ["sort", "argsort", "sort_by_key", "sort_records", "engines"]
+
+_ENGINES = ("auto", "cpu", "cuda", "opencl")
+_FLOAT_ORDERS = ("numeric", "total")
+
+
+def engines():
+    """The engines this build has and that can run here, best first."""
+    return [e for e in ("cuda", "cpu", "opencl") if _core.engine_available(e)]
+
+
+# ---- arguments ----------------------------------------------------------------
+
+class _Options:
+    def __init__(self, engine, descending, float_order, begin_bit, end_bit, threads):
+        if engine not in _ENGINES:
+            raise ValueError(f"stable_radix: engine must be one of {_ENGINES}, not {engine!r}")
+        if float_order not in _FLOAT_ORDERS:
+            raise ValueError(f"stable_radix: float_order must be 'numeric' or 'total', not {float_order!r}")
+        self.engine = engine
+        self.descending = bool(descending)
+        self.total_order = float_order == "total"
+        self.begin_bit = operator.index(begin_bit)
+        self.end_bit = -1 if end_bit is None else operator.index(end_bit)
+        self.threads = operator.index(threads)
+        if self.threads < 0:
+            raise ValueError("stable_radix: threads must be >= 0 (0: all hardware threads)")
+
+    def engine_for(self, device):
+        """The engine that sorts memory on `device` (None: host memory)."""
+        if device is not None:
+            if self.engine not in ("auto", "cuda"):
+                raise ValueError(
+                    f"stable_radix: the array is on CUDA device {device} but engine={self.engine!r} sorts host "
+                    "memory; move it with .cpu() / .get() first (no silent copies to the host)")
+            if not _core.has_cuda:
+                raise RuntimeError("stable_radix: this build has no CUDA engine (nvcc was not found when it was "
+                                   "built): reinstall on a machine with the CUDA toolkit to sort CUDA arrays")
+            return "cuda"
+        # Host data stays on the host unless a GPU engine is asked for by name.
+        return "cpu" if self.engine == "auto" else self.engine
+
+
+def _request(op, kind, n, opts, engine):
+    r = _core.Request()
+    r.op, r.kind, r.key_bytes = op, kind[0], kind[1]
+    r.n = n
+    r.keys = r.values = r.indices = 0
+    r.value_bytes = 0
+    r.index_bytes = 0
+    r.descending, r.total_order = opts.descending, opts.total_order
+    r.begin_bit, r.end_bit = opts.begin_bit, opts.end_bit
+    r.engine, r.threads = engine, opts.threads
+    return r
+
+
+def _run(fw, device, req):
+    if device is None:
+        _core.host_sort(req)
+        return
+    need = _core.cuda_workspace_bytes(req, device)
+    # The workspace comes from the framework's allocator (torch's caching
+    # allocator, CuPy's pool): freed after the enqueue, it is reused in stream
+    # order, so no synchronisation is needed here.
+    ws = fw.empty((max(need, 1),), fw.mod.uint8, device)
+    _core.cuda_sort(req, device, fw.pointer(ws), need, fw.stream(device))
+    del ws
+
+
+def _flat_input(fw, a, axis):
+    """The 1-D array the sort reads, under NumPy's axis rules."""
+    if axis is None:
+        return a.reshape(-1) if fw.is_contiguous(a) else fw.contiguous_flat(a)
+    ndim = len(a.shape)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"stable_radix: axis must be an integer or None, not {type(axis).__name__}") from None
+    if ndim == 0:
+        raise ValueError("stable_radix: axis given for a 0-d array; use axis=None")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"stable_radix: axis {axis} is out of bounds for an array of {ndim} dimensions")
+    if ndim > 1:
+        raise ValueError(
+            f"stable_radix: sorting along an axis of a {ndim}-d array needs the batched sort, which is not in this "
+            "version; pass a 1-d array or axis=None (flattens)")
+    return a
+
+
+def _check_out(fw, out, shape, dtype, device, what="out"):
+    if not isinstance(out, fw.array_type):
+        raise TypeError(f"stable_radix: {what} must be a {fw.name} array like the input, not {type(out).__name__}")
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError(f"stable_radix: {what} has shape {tuple(out.shape)}, the result has {tuple(shape)}")
+    if out.dtype != dtype:
+        raise ValueError(f"stable_radix: {what} has dtype {out.dtype}, the result has {dtype}")
+    if fw.device_of(out) != device:
+        raise ValueError(f"stable_radix: {what} is on {_where(fw.device_of(out))}, the input on {_where(device)}")
+    if not fw.is_contiguous(out):
+        raise ValueError(f"stable_radix: {what} must be contiguous (a strided output would need a copy)")
+    if isinstance(fw, NumpyFramework) and not out.flags.writeable:
+        raise ValueError(f"stable_radix: {what} is read-only")
+
+
+def _where(device):
+    return "the host" if device is None else f"CUDA device {device}"
+
+
+# ---- the functions ------------------------------------------------------------
+
+def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="numeric", begin_bit=0,
+         end_bit=None, threads=0):
+    """A sorted copy of `a` (stable), like numpy.sort.
+
+    a: a NumPy, PyTorch, CuPy or JAX array, or any object with __dlpack__,
+       __cuda_array_interface__ or the buffer protocol; the result has its
+       type and device. Structured NumPy arrays sort by their fields in order
+       (as sort_records with every field).
+    axis: -1 or 0 for 1-d input; None flattens. Other axes of n-d arrays
+       need the batched sort (not yet): ValueError.
+    engine: 'auto' (host arrays: the CPU engine; CUDA arrays: the CUDA
+       engine), 'cpu', 'cuda' (host arrays too, through the GPU), 'opencl'.
+    descending: largest first; equal keys stay in input order.
+    out: an array of the result's shape, dtype and device to write into;
+       `out=a` sorts in place without a copy.
+    float_order: 'numeric' (default, as NumPy and PyTorch: NaNs last when
+       ascending, first when descending; -0.0 == +0.0) or 'total' (IEEE 754
+       totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+    begin_bit, end_bit: sort by these bits of the ordered key only.
+    threads: CPU engine threads (0: all).
+    """
+    fw, arr, to_user = ingest(a)
+    if getattr(arr.dtype, "names", None):  # NumPy's order for structured arrays: field by field
+        flat = _flat_input(fw, arr, axis)
+        return sort_records(flat, key=list(arr.dtype.names), engine=engine, descending=descending, out=out,
+                            float_order=float_order, threads=threads)
+    opts = _Options(engine, descending, float_order, begin_bit, end_bit, threads)
+    kind = key_kind_of(fw, arr.dtype)
+    src = _flat_input(fw, arr, axis)
+    device = fw.device_of(arr)
+    eng = opts.engine_for(device)
+    n = int(src.shape[0])
+    if out is None:
+        res = fw.empty((n,), arr.dtype, device)
+        if n:
+            fw.copy_(res, src)
+    else:
+        _, out_arr, _ = ingest(out)
+        _check_out(fw, out_arr, (n,), arr.dtype, device)
+        res = out_arr
+        if fw.pointer(res) != fw.pointer(src):
+            fw.copy_(res, src)
+    if n > 1 or begin_bit or end_bit is not None:
+        req = _request("keys", kind, n, opts, eng)
+        req.keys = fw.pointer(res)
+        _run(fw, device, req)
+    return out if out is not None else to_user(res)
+
+
+def argsort(a, axis=-1, *, index_dtype=np.int64, engine="auto", descending=False, out=None,
+            float_order="numeric", begin_bit=0, end_bit=None, threads=0):
+    """The stable sorting permutation of `a`, like numpy.argsort(kind='stable'):
+    a[result] is sorted. index_dtype is int64 (default) or int32 (needs
+    len(a) <= 2^31 - 1). Other arguments as for sort; `out` receives the
+    indices."""
+    fw, arr, to_user = ingest(a)
+    idt = np.dtype(index_dtype)
+    if idt not in (np.dtype(np.int64), np.dtype(np.int32)):
+        raise ValueError(f"stable_radix: index_dtype must be int64 or int32, not {idt}")
+    opts = _Options(engine, descending, float_order, begin_bit, end_bit, threads)
+    kind = key_kind_of(fw, arr.dtype)
+    src = _flat_input(fw, arr, axis)
+    if not fw.is_contiguous(src):
+        src = fw.contiguous_flat(src)
+    device = fw.device_of(arr)
+    eng = opts.engine_for(device)
+    n = int(src.shape[0])
+    if idt == np.int32 and n > 2**31 - 1:
+        raise ValueError(f"stable_radix: int32 indices cannot address {n} elements; use index_dtype=int64")
+    fw_idt = fw.index_dtype(idt) if hasattr(fw, "index_dtype") else idt
+    if out is None:
+        res = fw.empty((n,), fw_idt, device)
+    else:
+        _, res, _ = ingest(out)
+        _check_out(fw, res, (n,), fw_idt, device)
+    req = _request("argsort", kind, n, opts, eng)
+    req.keys, req.indices, req.index_bytes = fw.pointer(src), fw.pointer(res), idt.itemsize
+    _run(fw, device, req)
+    return out if out is not None else to_user(res)
+
+
+def sort_by_key(keys, *values, engine="auto", descending=False, out=None, float_order="numeric", begin_bit=0,
+                end_bit=None, threads=0):
+    """Sorts `keys` (1-d) stably and applies the same permutation to each
+    array of `values` along its first axis (rows of any shape and dtype move
+    whole). Returns (sorted_keys, *sorted_values), new arrays of the inputs'
+    types; with out=(k, v1, ...) the results go there, and passing the
+    inputs themselves as `out` sorts them in place."""
+    fw, k, to_user = ingest(keys)
+    opts = _Options(engine, descending, float_order, begin_bit, end_bit, threads)
+    kind = key_kind_of(fw, k.dtype)
+    k = _flat_input(fw, k, 0)
+    n = int(k.shape[0])
+    device = fw.device_of(k)
+    eng = opts.engine_for(device)
+    vals = []
+    for i, v in enumerate(values):
+        vfw, va, _ = ingest(v)
+        if vfw.name != fw.name:
+            raise TypeError(f"stable_radix: values[{i}] is a {vfw.name} array, keys a {fw.name} array")
+        if vfw.device_of(va) != device:
+            raise ValueError(f"stable_radix: values[{i}] is on {_where(vfw.device_of(va))}, keys on {_where(device)}")
+        if len(va.shape) == 0 or int(va.shape[0]) != n:
+            raise ValueError(f"stable_radix: values[{i}] has shape {tuple(va.shape)}; its first axis must have "
+                             f"the keys' length {n}")
+        vals.append(va)
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 1 + len(vals):
+            raise ValueError(f"stable_radix: out must be a tuple of {1 + len(vals)} arrays (keys, then values)")
+        outs = [ingest(o)[1] for o in out]
+        _check_out(fw, outs[0], (n,), k.dtype, device, "out[0]")
+        for i, (o, v) in enumerate(zip(outs[1:], vals)):
+            _check_out(fw, o, tuple(v.shape), v.dtype, device, f"out[{i + 1}]")
+    else:
+        outs = [fw.empty((n,), k.dtype, device)] + [fw.empty(tuple(v.shape), v.dtype, device) for v in vals]
+
+    rk = outs[0]
+    if fw.pointer(rk) != fw.pointer(k) and n:
+        fw.copy_(rk, k)
+    if len(vals) == 1:
+        # One value array: its rows ride with the keys (the engines route odd
+        # row sizes through an index themselves).
+        rv, v = outs[1], vals[0]
+        if not fw.is_contiguous(v):
+            v = fw.contiguous_flat(v).reshape(tuple(v.shape))
+        if fw.pointer(rv) != fw.pointer(v) and n:
+            fw.copy_(rv, v)
+        req = _request("pairs", kind, n, opts, eng)
+        req.keys, req.values = fw.pointer(rk), fw.pointer(rv)
+        req.value_bytes = int(np.prod(v.shape[1:], dtype=np.int64)) * fw.itemsize(v)
+        if n > 1 and req.value_bytes:
+            _run(fw, device, req)
+        elif n > 1:
+            req.op = "keys"
+            _run(fw, device, req)
+    elif vals:
+        # Several value arrays: the keys carry their positions, then each
+        # value array is gathered once.
+        idt = np.int32 if n < 2**31 else np.int64
+        perm = fw.arange(n, fw.index_dtype(idt) if hasattr(fw, "index_dtype") else idt, device)
+        req = _request("pairs", kind, n, opts, eng)
+        req.keys, req.values, req.value_bytes = fw.pointer(rk), fw.pointer(perm), np.dtype(idt).itemsize
+        if n > 1:
+            _run(fw, device, req)
+        for o, v in zip(outs[1:], vals):
+            fw.copy_(o, fw.take(v, perm if fw.name != "torch" else perm.long()))
+    elif n > 1:
+        req = _request("keys", kind, n, opts, eng)
+        req.keys = fw.pointer(rk)
+        _run(fw, device, req)
+    if out is not None:
+        return tuple(out)
+    return tuple(to_user(o) for o in outs)
+
+
+def sort_records(a, key, *, engine="auto", descending=False, out=None, float_order="numeric", threads=0):
+    """A copy of the structured NumPy array `a` (1-d) with its records
+    sorted stably by the field `key`, or by several fields in order (a list
+    or tuple: the first decides, later ones break ties). Fields may be
+    integers, floats of 2, 4 or 8 bytes, or byte strings ('S'), in either
+    byte order. `out=a` sorts in place."""
+    fw, arr, to_user = ingest(a)
+    if not isinstance(fw, NumpyFramework) or arr.dtype.names is None:
+        raise TypeError("stable_radix: sort_records takes a structured NumPy array (dtype with fields)")
+    if len(arr.shape) != 1:
+        raise ValueError(f"stable_radix: sort_records takes a 1-d array, not {len(arr.shape)}-d")
+    fields = [key] if isinstance(key, str) else list(key)
+    if not fields:
+        raise ValueError("stable_radix: key names no field")
+    layout = []
+    for f in fields:
+        if f not in arr.dtype.names:
+            raise ValueError(f"stable_radix: no field {f!r} in {arr.dtype}")
+        fdt, offset = arr.dtype.fields[f][:2]
+        big = fdt.byteorder == ">" and fdt.itemsize > 1
+        kind = key_kind_of(fw, fdt.newbyteorder("=") if big else fdt)
+        if fdt.subdtype is not None:
+            raise TypeError(f"stable_radix: field {f!r} is an array ({fdt}); sort by a scalar field")
+        layout.append((offset, kind, big))
+    opts = _Options(engine, descending, float_order, 0, None, threads)
+    eng = opts.engine_for(None)
+    n = int(arr.shape[0])
+    if out is None:
+        res = np.ascontiguousarray(arr).copy()
+    else:
+        res = ingest(out)[1]
+        _check_out(fw, res, (n,), arr.dtype, None)
+        if fw.pointer(res) != fw.pointer(arr):
+            np.copyto(res, arr)
+    # Least significant field first: each stable pass keeps the order of the
+    # fields after it among equal keys.
+    for offset, kind, big in reversed(layout):
+        req = _request("keys", kind, n, opts, eng)
+        if n > 1:
+            _core.host_sort_records(fw.pointer(res), arr.dtype.itemsize, n, offset, kind[0], kind[1],
+                                    big or kind[0] == "V", req)
+    return out if out is not None else to_user(res)

@@ -1,0 +1,177 @@
+"""stable_radix on CUDA arrays of PyTorch, CuPy, JAX and Numba: results
+checked element by element against the host reference, on the array's
+device and the framework's current stream. Skipped, saying why, where there
+is no GPU, no CUDA engine in the build, or no such framework."""
+import os
+
+# JAX would take most of the GPU's memory at its first use otherwise.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import stable_radix as sr  # noqa: E402
+
+from test_numpy import SIZES, make, ref_argsort, rng, same_bits
+
+if not sr.has_cuda:
+    pytest.skip("this build of stable_radix has no CUDA engine (built without nvcc)", allow_module_level=True)
+
+
+def _torch_cuda():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA device")
+    return torch
+
+
+def _cupy():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("CuPy sees no CUDA device")
+    except cupy.cuda.runtime.CUDARuntimeError:
+        pytest.skip("CuPy sees no CUDA device")
+    return cupy
+
+
+TORCH_TYPES = ["uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64", "bool"]
+
+
+@pytest.mark.parametrize("name", TORCH_TYPES)
+def test_torch_matches_torch_sort(name):
+    torch = _torch_cuda()
+    dt = getattr(torch, name)
+    for n in SIZES + [1 << 20, (1 << 22) + 1]:
+        for dist in ["random", "few", "special"]:
+            g = rng("torch", name, n, dist)
+            host = make(np.float32 if name == "bfloat16" else (np.bool_ if name == "bool" else np.dtype(name)),
+                        n, dist, g)
+            x = torch.from_numpy(host).to(dt).cuda()
+            for desc in (False, True):
+                want_v, want_i = torch.sort(x, stable=True, descending=desc)
+                got_v = sr.sort(x, descending=desc)
+                got_i = sr.argsort(x, descending=desc)
+                assert got_v.device == x.device and got_v.dtype == x.dtype and got_i.dtype == torch.int64
+                assert torch.equal(got_i, want_i), (name, n, dist, desc)
+                # bitwise: -0.0 and NaN payloads stay where the stable order puts them
+                assert torch.equal(got_v.view(torch.uint8), want_v.view(torch.uint8)), (name, n, dist, desc)
+
+
+def test_torch_pairs_out_and_streams():
+    torch = _torch_cuda()
+    n = 3_000_017
+    g = rng("torch-pairs")
+    k = torch.from_numpy(make(np.int32, n, "few", g)).cuda()
+    idx = torch.arange(n, device="cuda")
+    rows = torch.randn(n, 3, device="cuda")
+    want_v, want_i = torch.sort(k, stable=True)
+    sk, si, sr_rows = sr.sort_by_key(k, idx, rows)
+    assert torch.equal(sk, want_v) and torch.equal(si, want_i) and torch.equal(sr_rows, rows[want_i])
+    # on a side stream: ordered after the work before it, visible after a sync of that stream only
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        y = k * 3 + 1
+        out = torch.empty_like(y)
+        sr.sort(y, out=out)
+        i32 = sr.argsort(y, index_dtype=np.int32)
+    s.synchronize()
+    assert torch.equal(out, torch.sort(k * 3 + 1, stable=True).values)
+    assert i32.dtype == torch.int32 and torch.equal(i32.long(), torch.sort(k * 3 + 1, stable=True).indices)
+    # in place
+    z = k.clone()
+    assert sr.sort(z, out=z) is z and torch.equal(z, want_v)
+
+
+def test_torch_graph_capture():
+    # A sort captured in a CUDA graph: proof that it neither synchronises
+    # with the host nor allocates outside the framework's allocator.
+    torch = _torch_cuda()
+    x = torch.randint(0, 2**31 - 1, (1 << 20,), device="cuda", dtype=torch.int32)
+    out = torch.empty_like(x)
+    sr.sort(x, out=out)  # warm up (the engine's one-time set-up is not capturable)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        with torch.cuda.graph(graph, stream=s):
+            sr.sort(x, out=out)
+    x.copy_(torch.randint(0, 2**31 - 1, (1 << 20,), device="cuda", dtype=torch.int32))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, torch.sort(x).values)
+
+
+def test_torch_errors():
+    torch = _torch_cuda()
+    x = torch.arange(10, device="cuda", dtype=torch.int32)
+    with pytest.raises(ValueError, match="host memory"):
+        sr.sort(x, engine="cpu")
+    with pytest.raises(ValueError, match="host"):
+        sr.sort_by_key(x, torch.arange(10))
+    with pytest.raises(TypeError, match="torch dtype"):
+        sr.sort(torch.zeros(3, dtype=torch.complex64, device="cuda"))
+    with pytest.raises(ValueError, match="batched"):
+        sr.sort(torch.zeros(3, 4, device="cuda"))
+    with pytest.raises(ValueError, match="on"):
+        sr.sort(x, out=torch.empty(10, dtype=torch.int32))
+    if torch.cuda.device_count() > 1:
+        with pytest.raises(ValueError, match="device"):
+            sr.sort_by_key(x, torch.arange(10, device="cuda:1"))
+
+
+def test_torch_cpu_tensors():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    x = torch.from_numpy(make(np.float32, 100_003, "special", rng("torch-cpu")))
+    got = sr.sort(x)
+    assert isinstance(got, torch.Tensor) and got.device.type == "cpu"
+    assert torch.equal(got.view(torch.int32), torch.sort(x, stable=True).values.view(torch.int32))
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.float32, np.float64, np.uint8, np.float16])
+def test_cupy(dtype):
+    cupy = _cupy()
+    for n in SIZES + [1 << 21]:
+        host = make(dtype, n, "special" if n % 2 else "random", rng("cupy", dtype, n))
+        x = cupy.asarray(host)
+        got = sr.sort(x)
+        assert isinstance(got, cupy.ndarray)
+        same_bits(cupy.asnumpy(got), host[ref_argsort(host)])
+        np.testing.assert_array_equal(cupy.asnumpy(sr.argsort(x, descending=True)), ref_argsort(host, True))
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        y = cupy.asarray(host) + 1
+        r = sr.sort(y)
+    s.synchronize()
+    same_bits(cupy.asnumpy(r), np.sort(host + 1, kind="stable"))
+
+
+def test_jax():
+    jax = pytest.importorskip("jax", reason="JAX is not installed")
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if not gpus:
+        pytest.skip("JAX sees no GPU")
+    import jax.numpy as jnp
+
+    host = make(np.float32, 1 << 18, "special", rng("jax"))
+    x = jax.device_put(jnp.asarray(host), gpus[0])
+    got = sr.sort(x)
+    assert isinstance(got, jax.Array) and next(iter(got.devices())).platform == "gpu"
+    same_bits(np.asarray(got), host[ref_argsort(host)])
+    np.testing.assert_array_equal(np.asarray(sr.argsort(x)), ref_argsort(host))
+
+
+def test_numba():
+    numba_cuda = pytest.importorskip("numba.cuda", reason="Numba is not installed")
+    _cupy()
+    if not numba_cuda.is_available():
+        pytest.skip("Numba sees no GPU")
+    host = make(np.int32, 100_001, "few", rng("numba"))
+    d = numba_cuda.to_device(host)
+    got = sr.sort(d)
+    assert hasattr(got, "__cuda_array_interface__")
+    np.testing.assert_array_equal(got.copy_to_host() if hasattr(got, "copy_to_host") else np.asarray(got),
+                                  np.sort(host, kind="stable"))
