@@ -8,7 +8,7 @@
 #                                     records algos pic broadphase lbvh filesort opencl
 #                                     benchsets (BS_CASES, BS_REPS) kerneltimes (KT_ROWS) passtimes (PT_CASES, PT_ONLY, PT_LAUNCHES)
 #                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
-#                                     python (PY_ARCHS, default 90; PY_BENCH_ARGS): pip-builds the package
+#                                     python (PY_ARCHS, default 90; PY_BENCH=0, PY_BENCH_ARGS): pip-builds the package
 #                                     into /tmp/site (no downloads), runs python/tests and bench/python
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
@@ -112,9 +112,11 @@ if has python; then
   PYTHONPATH=/tmp/site python3 -m pytest -q -rs python/tests > "$OUT/python_tests.log" 2>&1
   note "-- python: pytest: exit $? ($(since $t0) s): $(tail -1 "$OUT/python_tests.log")"
   grep -E "SKIPPED|FAILED|Error" "$OUT/python_tests.log" | head -20 | tee -a "$SUMMARY"
-  t0=$(date +%s)
-  PYTHONPATH=/tmp/site python3 bench/python/bench_frameworks.py ${PY_BENCH_ARGS:-} > "$OUT/python_bench.md" 2>&1
-  note "-- python: bench_frameworks: exit $? ($(since $t0) s)"
+  if [ "${PY_BENCH:-1}" = 1 ]; then
+    t0=$(date +%s)
+    PYTHONPATH=/tmp/site python3 bench/python/bench_frameworks.py ${PY_BENCH_ARGS:-} > "$OUT/python_bench.md" 2>&1
+    note "-- python: bench_frameworks: exit $? ($(since $t0) s)"
+  fi
 fi
 
 if has bench || has quickbench; then
