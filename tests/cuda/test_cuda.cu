@@ -509,6 +509,16 @@ TEST_CASE(argsort_index_widths, false) {
     check_argsort<std::int16_t, std::int64_t>(make_keys<std::int16_t>(n, dist::few_unique, 3), o, "i16 desc");
     check_argsort<std::uint8_t, std::int32_t>(make_keys<std::uint8_t>(n, dist::random, 4), o, "u8 desc");
   }
+  // 8-byte indices of 2^20 keys and more are sorted as 4-byte ones and widened
+  // at the end: both sides of that size, an odd size for the widening's tail
+  for (std::size_t n : {(std::size_t(1) << 20) - 1, std::size_t(1) << 20, (std::size_t(1) << 21) + 3}) {
+    check_argsort<std::uint32_t, std::int64_t>(make_keys<std::uint32_t>(n, dist::random, 5), {}, "u32 i64");
+    check_argsort<float, std::uint64_t>(make_keys<float>(n, dist::few_unique, 6), {}, "f32 u64 few");
+    options o;
+    o.direction = order::descending;
+    o.end_bit = 12;
+    check_argsort<std::uint64_t, std::int64_t>(make_keys<std::uint64_t>(n, dist::random, 7), o, "u64 i64 desc bits");
+  }
 }
 
 /// The multi-block path on small inputs, over tiny rings that wrap.
