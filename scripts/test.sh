@@ -5,6 +5,8 @@
 #   3. runs ctest without the tests labelled `large`
 #   4. installs the package to a temporary prefix (cmake --install) and builds
 #      and runs examples/consumer against it through find_package(radix)
+#   4b. pip-installs the Python package into a virtual environment and runs
+#      python/tests (skipped, saying why, without python3 venv or a package index)
 #   5. runs scripts/sanitize.sh: clang ASan+UBSan, TSan and libFuzzer jobs in
 #      build-asan/, build-tsan/, build-fuzz/ (RADIX_SANITIZE=0 skips them)
 # Works from any directory. See scripts/common.sh for the environment knobs
@@ -51,6 +53,34 @@ cmake --build "$tmp/consumer" -j "$RADIX_JOBS"
 "$tmp/consumer/radix_consumer"
 "$prefix/bin/radix" --version
 
+# The Python package, as a user installs it: `pip install .` into a fresh
+# virtual environment, then its tests (the CUDA ones skip without a GPU).
+# The CUDA engine is compiled for sm_90 only here (RADIX_PYTHON_CUDA_ARCHS);
+# a plain `pip install .` builds every family from sm_80 to sm_120.
+# RADIX_PYTHON=0 skips this step; it is also skipped, saying why, where
+# python3 cannot make a virtual environment or no package index answers.
+python_package() {
+  if [[ "${RADIX_PYTHON:-1}" == 0 ]]; then
+    radix_log "Python package: skipped (RADIX_PYTHON=0)"
+    return 0
+  fi
+  local venv="$tmp/venv"
+  if ! command -v python3 >/dev/null || ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    radix_log "Python package: skipped (python3 with the venv module is not available)"
+    return 0
+  fi
+  if ! "$venv/bin/python" -m pip download -q --no-deps -d "$tmp/probe" nanobind >/dev/null 2>&1; then
+    radix_log "Python package: skipped (no Python package index reachable for its build dependencies)"
+    return 0
+  fi
+  radix_log "Python package: pip install . (CUDA archs ${RADIX_PYTHON_CUDA_ARCHS:-90}) and pytest python/tests"
+  "$venv/bin/python" -m pip install -q "$RADIX_ROOT[test]" \
+    -C cmake.define.CMAKE_CUDA_ARCHITECTURES="${RADIX_PYTHON_CUDA_ARCHS:-90}" || return 1
+  # from outside the source tree, so that the installed package is the one imported
+  (cd "$tmp" && "$venv/bin/python" -m pytest -q -rs "$RADIX_ROOT/python/tests") || return 1
+}
+python_package || failures+=("Python package: pip install or its tests failed (output above)")
+
 # Clang's ASan+UBSan, TSan and libFuzzer jobs (RADIX_SANITIZE=0 skips them).
 radix_log "scripts/sanitize.sh"
 bash "$RADIX_ROOT/scripts/sanitize.sh" || failures+=("scripts/sanitize.sh: a sanitizer or fuzz job failed (output above)")
@@ -60,4 +90,4 @@ if ((${#failures[@]} != 0)); then
   printf '  - %s\n' "${failures[@]}" >&2
   exit 1
 fi
-radix_log "all good: build, tests, install, find_package(radix) consumer, sanitizers and fuzzers"
+radix_log "all good: build, tests, install, find_package(radix) consumer, Python package, sanitizers and fuzzers"
