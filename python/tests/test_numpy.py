@@ -65,7 +65,7 @@ def ref_argsort(a, descending=False):
     if not descending:
         return np.argsort(a, kind="stable")
     n = a.size
-    return (n - 1 - np.argsort(a[::-1], kind="stable"))[::-1]
+    return (n - 1 - np.argsort(a[::-1], kind="stable"))[::-1].copy()
 
 
 def same_bits(x, y):

@@ -322,7 +322,7 @@ const device_limits& current_device_limits() {
 }
 
 bool onesweep_fits(const sort_request& r) {
-  if (r.n < 2 || radix::detail::is_wide_key(r.key)) return true;  // wide keys choose per sub-request
+  if (radix::detail::is_wide_key(r.key)) return true;  // wide keys choose per sub-request
   const variant onesweep{algorithm::onesweep, 0, 0, true};
   const core::sort_plan p = core::plan_sort(r, caps_of(onesweep));
   const std::size_t need = core::with_types<v128>(p, [&]<class U, class V>() -> std::size_t {
