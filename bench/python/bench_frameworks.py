@@ -47,6 +47,8 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--cpu-log2", type=int, default=24, help="CPU array size, log2 (default 24)")
     ap.add_argument("--no-gpu", action="store_true")
+    ap.add_argument("--types", default="int32,float32,bfloat16,int64", help="GPU key types (comma-separated)")
+    ap.add_argument("--no-cpu", action="store_true")
     args = ap.parse_args()
     rows = []
     print(f"stable_radix {sr.__version__}, engines {sr.engines()}, numpy {np.__version__}, "
@@ -71,6 +73,8 @@ def main():
             ("int64", torch.randint(-2**62, 2**62, (n // 2,), device="cuda", dtype=torch.int64, generator=g)),
         ]
         for name, x in cases:
+            if name not in args.types.split(","):
+                continue
             m = x.numel()
             iota = torch.arange(m, device="cuda")
             out_v, out_i = torch.empty_like(x), torch.empty_like(iota)
@@ -78,6 +82,9 @@ def main():
             t_pairs = gpu_time(lambda: sr.sort_by_key(x, iota, out=(out_v, out_i)), args.reps, torch)
             rows.append((f"{name} 2^{m.bit_length() - 1}", "values + int64 indices", "torch.sort(stable=True)",
                          t_torch, "sort_by_key(x, arange) (incl. copies in)", t_pairs))
+            t_with = gpu_time(lambda: sr.sort(x, return_indices=True, out=(out_v, out_i)), args.reps, torch)
+            rows.append((f"{name} 2^{m.bit_length() - 1}", "values + int64 indices", "torch.sort(stable=True)",
+                         t_torch, "sort(x, return_indices=True)", t_with))
             t_torch = gpu_time(lambda: torch.argsort(x, stable=True), args.reps, torch)
             t_arg = gpu_time(lambda: sr.argsort(x), args.reps, torch)
             rows.append((f"{name} 2^{m.bit_length() - 1}", "int64 indices", "torch.argsort(stable=True)", t_torch,
@@ -105,7 +112,7 @@ def main():
 
     n = 1 << args.cpu_log2
     rng = np.random.default_rng(3)
-    for name, a in [("uint32", rng.integers(0, 2**32, size=n, dtype=np.uint32)),
+    for name, a in [] if args.no_cpu else [("uint32", rng.integers(0, 2**32, size=n, dtype=np.uint32)),
                     ("float32", rng.standard_normal(n).astype(np.float32)),
                     ("int64", rng.integers(-2**62, 2**62, size=n, dtype=np.int64))]:
         t_np = cpu_time(lambda: np.sort(a), args.reps)

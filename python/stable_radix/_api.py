@@ -123,8 +123,9 @@ def _where(device):
 # ---- the functions ------------------------------------------------------------
 
 def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="numeric", begin_bit=0,
-         end_bit=None, threads=0):
-    """A sorted copy of `a` (stable), like numpy.sort.
+         end_bit=None, threads=0, return_indices=False, index_dtype=np.int64):
+    """A sorted copy of `a` (stable), like numpy.sort; with
+    return_indices=True, (sorted copy, indices) like torch.sort.
 
     a: a NumPy, PyTorch, CuPy or JAX array, or any object with __dlpack__,
        __cuda_array_interface__ or the buffer protocol; the result has its
@@ -142,8 +143,15 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
        totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
     begin_bit, end_bit: sort by these bits of the ordered key only.
     threads: CPU engine threads (0: all).
+    return_indices: also return the stable sorting permutation (as argsort
+       would, of index_dtype int64 or int32); `out` is then a pair
+       (values, indices). Faster than sort + argsort, and than sort_by_key
+       with an arange: the sort moves 4-byte positions and widens them once.
     """
     fw, arr, to_user = ingest(a)
+    if return_indices:
+        return _sort_with_indices(fw, arr, to_user, axis, index_dtype, out,
+                                  _Options(engine, descending, float_order, begin_bit, end_bit, threads))
     if getattr(arr.dtype, "names", None):  # NumPy's order for structured arrays: field by field
         flat = _flat_input(fw, arr, axis)
         return sort_records(flat, key=list(arr.dtype.names), engine=engine, descending=descending, out=out,
@@ -169,6 +177,46 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
         req.keys = fw.pointer(res)
         _run(fw, device, req)
     return out if out is not None else to_user(res)
+
+
+def _sort_with_indices(fw, arr, to_user, axis, index_dtype, out, opts):
+    idt = np.dtype(index_dtype)
+    if idt not in (np.dtype(np.int64), np.dtype(np.int32)):
+        raise ValueError(f"stable_radix: index_dtype must be int64 or int32, not {idt}")
+    kind = key_kind_of(fw, arr.dtype)
+    src = _flat_input(fw, arr, axis)
+    device = fw.device_of(arr)
+    eng = opts.engine_for(device)
+    n = int(src.shape[0])
+    if idt == np.int32 and n > 2**31 - 1:
+        raise ValueError(f"stable_radix: int32 indices cannot address {n} elements; use index_dtype=int64")
+    as_fw = (lambda d: fw.index_dtype(d)) if hasattr(fw, "index_dtype") else (lambda d: np.dtype(d))
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise ValueError("stable_radix: with return_indices, out must be a pair (values, indices)")
+        res, out_i = ingest(out[0])[1], ingest(out[1])[1]
+        _check_out(fw, res, (n,), arr.dtype, device, "out[0]")
+        _check_out(fw, out_i, (n,), as_fw(idt), device, "out[1]")
+        if fw.pointer(res) != fw.pointer(src):
+            fw.copy_(res, src)
+    else:
+        res = fw.empty((n,), arr.dtype, device)
+        if n:
+            fw.copy_(res, src)
+    # Positions ride as 4-byte values where they fit (a third less traffic a
+    # pass than 8-byte ones) and are widened once at the end.
+    carried = np.dtype(np.int32) if n <= 2**31 - 1 else np.dtype(np.int64)
+    idx = fw.arange(n, as_fw(carried), device)
+    if n > 1 or opts.begin_bit or opts.end_bit != -1:
+        req = _request("pairs", kind, n, opts, eng)
+        req.keys, req.values, req.value_bytes = fw.pointer(res), fw.pointer(idx), carried.itemsize
+        _run(fw, device, req)
+    if out is not None:
+        fw.copy_(out_i, fw.astype(idx, as_fw(idt)) if carried != idt else idx)
+        return tuple(out)
+    if carried != idt:
+        idx = fw.astype(idx, as_fw(idt))
+    return to_user(res), to_user(idx)
 
 
 def argsort(a, axis=-1, *, index_dtype=np.int64, engine="auto", descending=False, out=None,

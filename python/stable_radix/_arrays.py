@@ -107,6 +107,10 @@ class Framework:
         """a[perm] along the first axis, on a's device."""
         return a[perm]
 
+    def astype(self, a, dtype):
+        """a converted to dtype, on a's device."""
+        return a.astype(dtype)
+
     def itemsize(self, a):
         return a.dtype.itemsize
 
@@ -189,6 +193,9 @@ class TorchFramework(Framework):
     def arange(self, n, dtype, device):
         return self.mod.arange(n, dtype=dtype, device=self._device(device))
 
+    def astype(self, a, dtype):
+        return a.to(dtype)
+
     def index_dtype(self, np_dtype):
         return {np.dtype(np.int64): self.mod.int64, np.dtype(np.int32): self.mod.int32}[np.dtype(np_dtype)]
 
@@ -235,6 +242,10 @@ class CupyFramework(Framework):
     def take(self, a, perm):
         with self.mod.cuda.Device(a.device.id):
             return a[perm]
+
+    def astype(self, a, dtype):
+        with self.mod.cuda.Device(a.device.id):
+            return a.astype(dtype)
 
 
 

@@ -72,6 +72,20 @@ def test_torch_matches_torch_sort(name):
                 assert torch.equal(_bits(torch, got_v), _bits(torch, want_v)), (name, n, dist, desc)
 
 
+@pytest.mark.parametrize("name", ["int32", "float32", "bfloat16", "int64", "uint8"])
+def test_torch_sort_with_indices(name):
+    torch = _torch_cuda()
+    dt = getattr(torch, name)
+    for n in [0, 1, 31, 4097, 1 << 20, (1 << 21) + 7]:
+        host = make(np.float32 if name == "bfloat16" else np.dtype(name), n, "few", rng("with-idx", name, n))
+        x = torch.from_numpy(host).to(dt).cuda()
+        for desc in (False, True):
+            want_v, want_i = torch.sort(x, stable=True, descending=desc)
+            got_v, got_i = sr.sort(x, descending=desc, return_indices=True)
+            assert got_i.dtype == torch.int64 and got_i.device == x.device
+            assert torch.equal(got_i, want_i) and torch.equal(_bits(torch, got_v), _bits(torch, want_v)), (name, n)
+
+
 def test_torch_pairs_out_and_streams():
     torch = _torch_cuda()
     n = 3_000_017

@@ -153,6 +153,31 @@ def test_out_and_in_place():
     np.testing.assert_array_equal(idx, ref_argsort(a))
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.float64, np.uint64])
+def test_sort_with_indices(dtype):
+    for n in [0, 1, 2, 257, 4097, 100003]:
+        for desc in (False, True):
+            a = make(dtype, n, "special" if n % 2 else "few", rng("with_indices", dtype, n, desc))
+            expect = ref_argsort(a, desc)
+            v, i = sr.sort(a, descending=desc, return_indices=True)
+            assert i.dtype == np.int64
+            same_bits(v, a[expect])
+            np.testing.assert_array_equal(i, expect)
+    a = make(np.int16, 5001, "few", rng("with_indices32"))
+    v, i = sr.sort(a, return_indices=True, index_dtype=np.int32)
+    assert i.dtype == np.int32
+    np.testing.assert_array_equal(i, ref_argsort(a))
+    ov, oi = np.empty_like(a), np.empty(a.size, dtype=np.int64)
+    r = sr.sort(a, return_indices=True, out=(ov, oi))
+    assert r[0] is ov and r[1] is oi
+    same_bits(ov, a[ref_argsort(a)])
+    np.testing.assert_array_equal(oi, ref_argsort(a))
+    with pytest.raises(ValueError, match="pair"):
+        sr.sort(a, return_indices=True, out=ov)
+    with pytest.raises(ValueError, match="index_dtype"):
+        sr.sort(a, return_indices=True, index_dtype=np.float32)
+
+
 def test_axis_none_and_views():
     g = rng("views")
     m = g.integers(0, 1000, size=(37, 41)).astype(np.int32)
