@@ -145,8 +145,8 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
     threads: CPU engine threads (0: all).
     return_indices: also return the stable sorting permutation (as argsort
        would, of index_dtype int64 or int32); `out` is then a pair
-       (values, indices). Faster than sort + argsort, and than sort_by_key
-       with an arange: the sort moves 4-byte positions and widens them once.
+       (values, indices). One sort, which carries 4-byte positions where
+       they fit and widens them once.
     """
     fw, arr, to_user = ingest(a)
     if return_indices:
