@@ -151,9 +151,12 @@ inline void sorter<U, V>::choose_spec_window(bool hybrid_candidate) {
 /// Zipf-like integers) put a large share of the keys into a few buckets of
 /// an MSD digit, and each such bucket costs one more out-of-cache pass. A
 /// strided sample decides: when one bin of a `sb`-bit digit would hold more
-/// than ~1/128 of the keys, the scan counts a finer 16-bit window below the
-/// sample's top varying bit, and the MSD pass maps those fine bins onto
-/// buckets of about equal size through a table (hybrid_fine).
+/// than ~1/128 of the keys, or one bucket of the coarse MSD digit the hybrid
+/// route would take more than four times its share, the scan counts a finer
+/// 16-bit window reaching four bits above the sample's top varying bit (rare
+/// keys the sample missed, such as the zeros among floats in [0, 1), sit
+/// there), and the MSD pass maps those fine bins onto buckets of about equal
+/// size through a table (hybrid_fine).
 template <class U, class V>
 inline void sorter<U, V>::choose_fine_window(int sb) {
   const int width = job_.end_bit - job_.begin_bit;
@@ -170,14 +173,27 @@ inline void sorter<U, V>::choose_fine_window(int sb) {
   if (v == 0) return;
   const int top = int(sizeof(U)) * 8 - std::countl_zero(v);
   const int shift = std::max(job_.begin_bit, top - sb);
-  std::vector<std::uint32_t> h(std::size_t(1) << sb, 0);
-  std::uint32_t most = 0;
-  for (std::uint64_t i = 0; i < sample_size; ++i)
-    most = std::max(most, ++h[core::digit_of<U>(job_.codec(job_.keys[i * step]), shift, sb)]);
-  if (most * 128 < sample_size) return;  // no bin with > 1/128 of the sample
+  // the coarse MSD digit hybrid() would choose (before its widening)
+  const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+  const std::uint64_t target = std::max<std::uint64_t>(1024, policy_.bucket_bytes / elem);
+  const int d1 = std::min({std::max(1, int(std::bit_width((job_.n - 1) / target))), sb, top - job_.begin_bit});
+  const int coarse_shift = std::max(job_.begin_bit, top - d1);
+  std::vector<std::uint32_t> h(std::size_t(1) << sb, 0), hc(std::size_t(1) << d1, 0);
+  std::uint32_t most = 0, most_coarse = 0;
+  for (std::uint64_t i = 0; i < sample_size; ++i) {
+    const U k = job_.codec(job_.keys[i * step]);
+    most = std::max(most, ++h[core::digit_of<U>(k, shift, sb)]);
+    most_coarse = std::max(most_coarse, ++hc[core::digit_of<U>(k, coarse_shift, d1)]);
+  }
+  const bool fine_bin = most * 128 >= sample_size;                            // one bin > 1/128 of the sample
+  const bool big_bucket = (std::uint64_t(most_coarse) << d1) >= 4 * sample_size;  // one bucket > 4x its share
+  if (!fine_bin && !big_bucket) return;
   fine_ = true;
   spec_bits_ = fb;
-  spec_shift_ = std::max(job_.begin_bit, top - fb);
+  // four bits of headroom: 2^12 bins still outnumber the buckets of up to
+  // 2^28 keys, and the window holds the rare keys the sample missed
+  const int window_top = std::min(job_.end_bit, top + 4);
+  spec_shift_ = std::max(job_.begin_bit, window_top - fb);
 }
 
 /// The MSD pass's per-thread histogram from the scan's speculative one, when

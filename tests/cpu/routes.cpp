@@ -92,6 +92,19 @@ TEST(CpuFineRoute, FloatsInUnitInterval) {
   check_all_ops(k, ranged, "f32 in [-1, 1), bits [7, 30)");
 }
 
+/// Floats in [0, 1) on a 24-bit grid, as random-number generators make
+/// them, with a few zeros: the keys' top varying bit is two above what a
+/// sample of them shows, and the coarse MSD digit would put half the keys in
+/// one bucket (the fine window reaches the zeros' bits).
+TEST(CpuFineRoute, FloatsFromZeroToOne) {
+  rt::rng r(rt::case_seed("fine/f32-unit"));
+  std::vector<float> k(big_n);
+  for (auto& x : k) x = float(r() >> 40) / float(1 << 24);
+  for (int i = 0; i < 5; ++i) k[r() % k.size()] = 0.0f;
+  check_all_ops(k, cpu_opts(), "f32 in [0, 1)");
+  check_all_ops(k, cpu_opts(radix::order::descending), "f32 in [0, 1)");
+}
+
 /// Doubles in [0, 1000) squared: exponents skewed, the sign bit constant (the
 /// window's top is the sample's top varying bit, not the key's).
 TEST(CpuFineRoute, DoublesSkewed) {
