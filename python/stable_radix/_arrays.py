@@ -32,19 +32,35 @@ def key_kind_of(fw, dtype):
     Kinds: 'u' unsigned, 'i' signed, 'f' IEEE float, 'b' bfloat16,
     'V' byte string compared as memcmp (NumPy 'S' and unstructured 'V')."""
     if fw.name == "torch":
-        torch = fw.mod
-        table = {
-            torch.bool: ("u", 1), torch.uint8: ("u", 1), torch.int8: ("i", 1), torch.int16: ("i", 2),
-            torch.int32: ("i", 4), torch.int64: ("i", 8), torch.float16: ("f", 2),
-            torch.bfloat16: ("b", 2), torch.float32: ("f", 4), torch.float64: ("f", 8),
-        }
-        for name, kind in (("uint16", ("u", 2)), ("uint32", ("u", 4)), ("uint64", ("u", 8))):
-            if hasattr(torch, name):
-                table[getattr(torch, name)] = kind
+        table = _torch_kinds(fw.mod)
         if dtype in table:
             return table[dtype]
         raise TypeError(f"stable_radix: cannot sort torch dtype {dtype}")
-    dt = np.dtype(dtype)
+    kind = _KIND_CACHE.get(dtype)
+    if kind is None:
+        kind = _numpy_key_kind(np.dtype(dtype))
+        _KIND_CACHE[dtype] = kind
+    return kind
+
+
+_KIND_CACHE = {}  # dtype -> kind: a dtype's name is slow to ask for, and calls are many
+_TORCH_KINDS = {}
+
+
+def _torch_kinds(torch):
+    if not _TORCH_KINDS:
+        _TORCH_KINDS.update({
+            torch.bool: ("u", 1), torch.uint8: ("u", 1), torch.int8: ("i", 1), torch.int16: ("i", 2),
+            torch.int32: ("i", 4), torch.int64: ("i", 8), torch.float16: ("f", 2),
+            torch.bfloat16: ("b", 2), torch.float32: ("f", 4), torch.float64: ("f", 8),
+        })
+        for name, kind in (("uint16", ("u", 2)), ("uint32", ("u", 4)), ("uint64", ("u", 8))):
+            if hasattr(torch, name):
+                _TORCH_KINDS[getattr(torch, name)] = kind
+    return _TORCH_KINDS
+
+
+def _numpy_key_kind(dt):
     if dt.name == "bfloat16":  # ml_dtypes' bfloat16, which JAX uses
         return ("b", 2)
     if dt.kind in _NUMPY_KINDS and dt.itemsize in (1, 2, 4, 8):
