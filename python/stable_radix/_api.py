@@ -116,6 +116,18 @@ def _check_out(fw, out, shape, dtype, device, what="out"):
         raise ValueError(f"stable_radix: {what} is read-only")
 
 
+def _index_dtype(d):
+    """int64 or int32, given as a NumPy dtype, a name or a torch dtype."""
+    name = str(d).replace("torch.", "") if type(d).__module__.startswith("torch") else d
+    try:
+        idt = np.dtype(name)
+    except TypeError:
+        raise ValueError(f"stable_radix: index_dtype must be int64 or int32, not {d}") from None
+    if idt not in (np.dtype(np.int64), np.dtype(np.int32)):
+        raise ValueError(f"stable_radix: index_dtype must be int64 or int32, not {d}")
+    return idt
+
+
 def _where(device):
     return "the host" if device is None else f"CUDA device {device}"
 
@@ -180,9 +192,7 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
 
 
 def _sort_with_indices(fw, arr, to_user, axis, index_dtype, out, opts):
-    idt = np.dtype(index_dtype)
-    if idt not in (np.dtype(np.int64), np.dtype(np.int32)):
-        raise ValueError(f"stable_radix: index_dtype must be int64 or int32, not {idt}")
+    idt = _index_dtype(index_dtype)
     kind = key_kind_of(fw, arr.dtype)
     src = _flat_input(fw, arr, axis)
     device = fw.device_of(arr)
@@ -226,9 +236,7 @@ def argsort(a, axis=-1, *, index_dtype=np.int64, engine="auto", descending=False
     len(a) <= 2^31 - 1). Other arguments as for sort; `out` receives the
     indices."""
     fw, arr, to_user = ingest(a)
-    idt = np.dtype(index_dtype)
-    if idt not in (np.dtype(np.int64), np.dtype(np.int32)):
-        raise ValueError(f"stable_radix: index_dtype must be int64 or int32, not {idt}")
+    idt = _index_dtype(index_dtype)
     opts = _Options(engine, descending, float_order, begin_bit, end_bit, threads)
     kind = key_kind_of(fw, arr.dtype)
     src = _flat_input(fw, arr, axis)

@@ -335,3 +335,12 @@ def test_engines():
     e = sr.engines()
     assert "cpu" in e
     assert isinstance(sr.has_cuda, bool)
+
+
+def test_bench_module_runs(capsys):
+    # `python -m stable_radix.bench` on tiny host sizes: it runs and prints its tables
+    from stable_radix import bench
+
+    bench.main(["--no-gpu", "--cpu-log2", "10", "--reps", "1"])
+    out = capsys.readouterr().out
+    assert "| 2^10 |" in out and "numpy.sort" in out

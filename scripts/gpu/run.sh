@@ -9,7 +9,7 @@
 #                                     benchsets (BS_CASES, BS_REPS) kerneltimes (KT_ROWS) passtimes (PT_CASES, PT_ONLY, PT_LAUNCHES)
 #                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
 #                                     python (PY_ARCHS, default 90; PY_BENCH=0, PY_BENCH_ARGS): pip-builds the package
-#                                     into /tmp/site (no downloads), runs python/tests and bench/python
+#                                     into /tmp/site (no downloads), runs python/tests and python -m stable_radix.bench
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
 # algos (runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
@@ -114,8 +114,9 @@ if has python; then
   grep -E "SKIPPED|FAILED|Error" "$OUT/python_tests.log" | head -20 | tee -a "$SUMMARY"
   if [ "${PY_BENCH:-1}" = 1 ]; then
     t0=$(date +%s)
-    PYTHONPATH=/tmp/site python3 bench/python/bench_frameworks.py ${PY_BENCH_ARGS:-} > "$OUT/python_bench.md" 2>&1
-    note "-- python: bench_frameworks: exit $? ($(since $t0) s)"
+    (cd /tmp && PYTHONPATH=/tmp/site python3 -m stable_radix.bench --plot "$OUT/python_bench.png" ${PY_BENCH_ARGS:-}) \
+      > "$OUT/python_bench.md" 2> "$OUT/python_bench.log"
+    note "-- python: python -m stable_radix.bench: exit $? ($(since $t0) s)"
   fi
 fi
 

@@ -1,0 +1,202 @@
+"""stable_radix against the sorts Python users already have: numpy.sort on
+the host, torch.sort / torch.argsort and cupy.sort / cupy.argsort on the
+GPU, for whichever are installed. Same process, same input, alternating
+calls, median of --reps after a warm-up; GPU times from CUDA events on the
+current stream around the whole Python call (the package's overhead
+included). Prints Markdown tables of throughput (million keys per second)
+over n and the ratio peer time / stable_radix time (above 1: stable_radix
+is faster); with matplotlib installed, --plot FILE writes a PNG of
+throughput over n.
+
+    python -m stable_radix.bench                       # host up to 2^24, GPU up to 2^28
+    python -m stable_radix.bench --gpu-log2 16,20,24,28 --cpu-log2 20,24 --plot bench.png
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import numpy as np  # noqa: E402
+
+import stable_radix as sr  # noqa: E402
+
+
+def _sizes(text):
+    return [int(x) for x in text.split(",") if x]
+
+
+def _cpu_time(fn, reps):
+    times = []
+    for _ in range(reps + 1):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times[1:])  # the first call warms up
+
+
+def _gpu_time(fn, reps, torch):
+    times = []
+    for _ in range(reps + 1):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times[1:])
+
+
+class Results:
+    """Rows of (series, n, peer name, peer ms, ours name, ours ms)."""
+
+    def __init__(self):
+        self.rows = []
+
+    def add(self, series, n, peer, t_peer, ours, t_ours):
+        self.rows.append((series, n, peer, t_peer, ours, t_ours))
+        print(f"  {series} n=2^{n.bit_length() - 1}: {peer} {t_peer:.3f} ms, {ours} {t_ours:.3f} ms, "
+              f"ratio {t_peer / t_ours:.2f}", file=sys.stderr)
+
+    def print_tables(self):
+        for series in dict.fromkeys(r[0] for r in self.rows):
+            rows = [r for r in self.rows if r[0] == series]
+            peer, ours = rows[0][2], rows[0][4]
+            print(f"\n### {series}\n")
+            print(f"| n | {peer} ms | {ours} ms | {peer} Mkeys/s | {ours} Mkeys/s | ratio |")
+            print("|---|---|---|---|---|---|")
+            for _, n, _, tp, _, to in rows:
+                print(f"| 2^{n.bit_length() - 1} | {tp:.3f} | {to:.3f} | {n / tp / 1e3:.0f} | {n / to / 1e3:.0f} | "
+                      f"{tp / to:.2f} |")
+
+    def plot(self, path):
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print(f"--plot {path}: matplotlib is not installed, no plot written", file=sys.stderr)
+            return
+        series = list(dict.fromkeys(r[0] for r in self.rows))
+        fig, axes = plt.subplots(len(series), 1, figsize=(7, 3.2 * len(series)), squeeze=False)
+        for ax, s in zip(axes[:, 0], series):
+            rows = [r for r in self.rows if r[0] == s]
+            ns = [r[1] for r in rows]
+            ax.plot(ns, [n / r[3] / 1e3 for n, r in zip(ns, rows)], "o-", label=rows[0][2])
+            ax.plot(ns, [n / r[5] / 1e3 for n, r in zip(ns, rows)], "s-", label="stable_radix " + rows[0][4])
+            ax.set_xscale("log", base=2)
+            ax.set_ylabel("Mkeys/s")
+            ax.set_title(s, fontsize=9)
+            ax.legend(fontsize=8)
+        axes[-1, 0].set_xlabel("n")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        print(f"plot written to {path}", file=sys.stderr)
+
+
+def bench_host(res, sizes, reps):
+    rng = np.random.default_rng(3)
+    for lg in sizes:
+        n = 1 << lg
+        for name, a in [("uint32", rng.integers(0, 2**32, size=n, dtype=np.uint32)),
+                        ("float32", rng.random(n, dtype=np.float32))]:
+            res.add(f"host {name}: numpy.sort (default kind) vs sort", n, "numpy.sort", _cpu_time(lambda: np.sort(a), reps),
+                    "sort", _cpu_time(lambda: sr.sort(a), reps))
+            if lg <= 22:  # NumPy's stable sort of 32-bit keys is a merge sort: seconds above this
+                res.add(f"host {name}: numpy.sort(kind='stable') vs sort", n, "numpy stable",
+                        _cpu_time(lambda: np.sort(a, kind="stable"), reps), "sort", _cpu_time(lambda: sr.sort(a), reps))
+
+
+def bench_torch(res, sizes, reps, torch):
+    g = torch.Generator(device="cuda").manual_seed(1)
+    for lg in sizes:
+        n = 1 << lg
+        x = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=g)
+        out_v, out_i = torch.empty_like(x), torch.empty(n, dtype=torch.int64, device="cuda")
+        res.add("torch int32: torch.sort (values + int64 indices) vs sort(return_indices=True)", n, "torch.sort",
+                _gpu_time(lambda: torch.sort(x, stable=True), reps, torch), "sort(return_indices=True)",
+                _gpu_time(lambda: sr.sort(x, return_indices=True, out=(out_v, out_i)), reps, torch))
+        res.add("torch int32: torch.sort vs sort (values only)", n, "torch.sort",
+                _gpu_time(lambda: torch.sort(x, stable=True), reps, torch), "sort",
+                _gpu_time(lambda: sr.sort(x, out=out_v), reps, torch))
+        i32 = torch.empty(n, dtype=torch.int32, device="cuda")
+        res.add("torch int32: torch.argsort vs argsort(index_dtype=int32)", n, "torch.argsort",
+                _gpu_time(lambda: torch.argsort(x, stable=True), reps, torch), "argsort int32",
+                _gpu_time(lambda: sr.argsort(x, index_dtype=np.int32, out=i32), reps, torch))
+        b = torch.randn(n, device="cuda", generator=g).to(torch.bfloat16)
+        out_b = torch.empty_like(b)
+        res.add("torch bfloat16: torch.sort vs sort", n, "torch.sort",
+                _gpu_time(lambda: torch.sort(b, stable=True), reps, torch), "sort",
+                _gpu_time(lambda: sr.sort(b, out=out_b), reps, torch))
+        del x, out_v, out_i, i32, b, out_b
+
+
+def bench_cupy(res, sizes, reps, torch, cupy):
+    # CuPy runs on torch's current stream here, so that one set of CUDA events times both
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # ExternalStream, deprecated in CuPy 14 but still there
+        stream = cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+    with stream:
+        for lg in sizes:
+            n = 1 << lg
+            x = cupy.random.default_rng(2).integers(0, 2**32, size=n, dtype=cupy.uint32)
+            out = cupy.empty_like(x)
+            res.add("cupy uint32: cupy.sort vs sort", n, "cupy.sort", _gpu_time(lambda: cupy.sort(x), reps, torch),
+                    "sort", _gpu_time(lambda: sr.sort(x, out=out), reps, torch))
+            del x, out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m stable_radix.bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cpu-log2", default="16,20,24", help="host sizes, log2, comma-separated (default 16,20,24)")
+    ap.add_argument("--gpu-log2", default="16,20,24,28", help="GPU sizes, log2 (default 16,20,24,28)")
+    ap.add_argument("--reps", type=int, default=10, help="timed calls a cell, after one warm-up (default 10)")
+    ap.add_argument("--no-gpu", action="store_true", help="host rows only")
+    ap.add_argument("--no-cpu", action="store_true", help="GPU rows only")
+    ap.add_argument("--plot", metavar="FILE", help="write a PNG of throughput over n (needs matplotlib)")
+    args = ap.parse_args(argv)
+
+    print(f"stable_radix {sr.__version__}, engines {sr.engines()}, numpy {np.__version__}, "
+          f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
+    res = Results()
+    if not args.no_cpu:
+        bench_host(res, _sizes(args.cpu_log2), args.reps)
+    torch = None
+    if args.no_gpu:
+        print("GPU rows: skipped (--no-gpu)")
+    elif not sr.has_cuda:
+        print("GPU rows: skipped (this build of stable_radix has no CUDA engine)")
+    else:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        if torch is None or not torch.cuda.is_available():
+            print("GPU rows: skipped (they are timed through PyTorch's CUDA events: PyTorch with a GPU is needed)")
+            torch = None
+    if torch is not None:
+        print(f"torch {torch.__version__}, GPU {torch.cuda.get_device_name()}")
+        bench_torch(res, _sizes(args.gpu_log2), args.reps, torch)
+        try:
+            import cupy
+        except ImportError:
+            print("cupy rows: skipped (CuPy is not installed)")
+        else:
+            print(f"cupy {cupy.__version__}")
+            bench_cupy(res, _sizes(args.gpu_log2), args.reps, torch, cupy)
+    res.print_tables()
+    if args.plot:
+        res.plot(args.plot)
+
+
+if __name__ == "__main__":
+    main()
