@@ -18,6 +18,7 @@ namespace radix::cpu {
 
 std::ostream& operator<<(std::ostream& os, const lsd_policy& p) {
   return os << "cpu.lsd{digit_bits=" << p.digit_bits << ", wide_digit_bits=" << p.wide_digit_bits
+            << ", wide_min_n=" << p.wide_min_n
             << ", small_n=" << p.small_n << ", expand_max_bits=" << p.expand_max_bits
             << ", per_thread_min=" << p.per_thread_min
             << ", hybrid_min_bytes=" << p.hybrid_min_bytes << ", bucket_bytes=" << p.bucket_bytes
@@ -36,6 +37,7 @@ lsd_policy policy_from_env() {
   core::env::for_each_setting(core::env::get("RADIX_CPU_POLICY"), [&](std::string_view key, unsigned long long v) {
     if (key == "digit_bits") p.digit_bits = int(v);
     else if (key == "wide_digit_bits") p.wide_digit_bits = int(v);
+    else if (key == "wide_min_n") p.wide_min_n = v;
     else if (key == "small_n") p.small_n = v;
     else if (key == "expand_max_bits") p.expand_max_bits = std::min(int(v), 16);
     else if (key == "per_thread_min") p.per_thread_min = v;

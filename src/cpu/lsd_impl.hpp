@@ -47,7 +47,7 @@ inline void sorter<U, V>::run() {
   if (d == 0) {
     d = policy_.digit_bits;
     const int t = hi - lo;
-    if (policy_.wide_digit_bits > d &&
+    if (policy_.wide_digit_bits > d && n >= policy_.wide_min_n &&
         (t + policy_.wide_digit_bits - 1) / policy_.wide_digit_bits < (t + d - 1) / d)
       d = policy_.wide_digit_bits;
   }
