@@ -51,8 +51,7 @@ struct lsd_policy {
   int digit_bits = 8;              ///< digit width of out-of-cache LSD passes
   int wide_digit_bits = 11;        ///< used instead when it saves passes (0 = never)
   /// ... and only from this many keys: below, clearing and scanning 2^11
-  /// counters a pass costs more than the pass it saves (2^10 u32 keys, one
-  /// thread: 46 us with 11-bit digits, 13 us with 8-bit ones)
+  /// counters a pass costs more than the pass it saves
   std::uint64_t wide_min_n = std::uint64_t(1) << 14;
   std::uint64_t small_n = 256;     ///< below this, a stable comparison sort
   int expand_max_bits = 16;        ///< keys alone varying in at most this many bits: counting write-out (0 = off)

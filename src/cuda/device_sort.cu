@@ -218,11 +218,9 @@ index_route index_route_layout(const core::sort_plan& p, const variant& algo) {
 }
 
 /// Argsort into 8-byte indices of at most 2^32 keys: the passes move 4-byte
-/// indices (a third less traffic each), widened once at the end (u32 keys
-/// at 2^28 on an H100: 11.1 ms with 8-byte indices throughout, 8.4 ms with
-/// 4-byte ones; the widening reads 4 and writes 8 bytes a key once).
-/// Below about 2^20 keys the passes are latency-bound: the widening's launch
-/// would cost more than the narrower indices save.
+/// indices (a third less traffic each), widened once at the end, which reads
+/// 4 and writes 8 bytes a key. Below about 2^20 keys the passes are
+/// latency-bound: the widening's launch would cost more than it saves.
 bool narrows_indices(const core::sort_plan& p) {
   return p.route == core::value_route::indices && p.index_bytes == 8 && p.n >= (std::uint64_t(1) << 20) &&
          p.n <= 0x100000000ull;

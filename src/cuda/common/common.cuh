@@ -82,8 +82,8 @@ struct device_limits {
 const device_limits& current_device_limits();  // device_sort.cu
 
 /// Launches kernel<<<grid, block, smem, s>>>(args...), with Programmatic
-/// Dependent Launch when `pdl` and the device has it (the kernel must begin
-/// with pdl_wait()).
+/// Dependent Launch when `pdl` (the kernel must begin with pdl_wait(); the
+/// caller asks device_limits::pdl() once per sort).
 template <class... Params, class... Args>
 void launch_dependent(bool pdl, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem,
                       cudaStream_t s, Args&&... args) {
@@ -96,7 +96,7 @@ void launch_dependent(bool pdl, void (*kernel)(Params...), unsigned grid, unsign
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = pdl && current_device_limits().pdl() ? 1 : 0;
+  cfg.numAttrs = pdl ? 1 : 0;
   RADIX_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 

@@ -200,6 +200,7 @@ int onesweep_run(const onesweep_job<U, V>& job) {
                            " cannot work (need 1 <= L < 2^log2, 2^log2 - L >= 2^tail_bits and at most " +
                            std::to_string(ring_groups - 2) + " tail groups in the ring)");
   const auto resident = K::prepare();
+  const bool pdl = job.tuning.pdl && current_device_limits().pdl();  // PDL needs sm_90
   cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
   const int key_bits = int(sizeof(U)) * 8;
   const int end_bit = job.end_bit;  // resolved by the plan
@@ -275,7 +276,7 @@ int onesweep_run(const onesweep_job<U, V>& job) {
     if (job.mode == sort_mode::keys && p.codec.linear() && job.begin_bit == 0 && end_bit == key_bits &&
         passes.count == 1) {
       const std::uint64_t grid = std::min<std::uint64_t>((n + 4095) / 4096, std::uint64_t(sms) * 8);
-      launch_dependent(job.tuning.pdl, onesweep_expand_kernel<U>, unsigned(grid), 256, 0, stream, p,
+      launch_dependent(pdl, onesweep_expand_kernel<U>, unsigned(grid), 256, 0, stream, p,
                        int(passes.bin_offset[0]));
       return 0;  // written in place
     }
@@ -286,12 +287,12 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   const auto scatter_kernel = K::scatter_kernel_of(p.codec);
   // (each launched as a dependent of the kernel before it: no gap between passes)
   for (int ps = 0; ps < passes.count; ++ps)
-    launch_dependent(job.tuning.pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,
+    launch_dependent(pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,
                      p, ps, int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
 
   // 4. copy to p.result's buffer where the passes that ran ended in the other / identity argsort
   const std::uint64_t fin_grid = std::min<std::uint64_t>((n + 1023) / 1024, std::uint64_t(sms) * 8);
-  launch_dependent(job.tuning.pdl, onesweep_finish_kernel<U, V>, unsigned(fin_grid), 256, 0, stream, p);
+  launch_dependent(pdl, onesweep_finish_kernel<U, V>, unsigned(fin_grid), 256, 0, stream, p);
   return p.result == result_buffer::alternate ? 1 : 0;
 }
 
