@@ -25,6 +25,37 @@ enum class operation : std::uint8_t {
   argsort,  ///< leave `keys` alone; write the stable sorting permutation to `indices`
 };
 
+/// How the n elements of a request are cut into independent arrays.
+enum class segment_layout : std::uint8_t {
+  none,     ///< one array: a plain sort of all n elements
+  offsets,  ///< segment s is [offsets[s], offsets[s + 1]); count + 1 offsets, from 0 up to n
+  uniform,  ///< count segments of `length` elements each, back to back (rows of a matrix)
+};
+
+/// A batch of arrays in one buffer, each sorted on its own (a segmented
+/// sort). Offsets are 32- or 64-bit, non-decreasing, start at 0 and end at n;
+/// empty segments are allowed. The offsets live where the data do (host
+/// memory for the host API, device memory for radix::cuda).
+struct segments {
+  segment_layout layout = segment_layout::none;
+  std::uint64_t count = 0;         ///< number of segments
+  const void* offsets = nullptr;   ///< layout offsets: count + 1 entries
+  std::uint8_t offset_bytes = 0;   ///< layout offsets: 4 or 8
+  std::uint64_t length = 0;        ///< layout uniform: elements per segment
+
+  bool segmented() const { return layout != segment_layout::none; }
+  static segments uniform(std::uint64_t count, std::uint64_t length) {
+    return {segment_layout::uniform, count, nullptr, 0, length};
+  }
+  /// `offsets` holds count + 1 entries (of 4 or 8 bytes, given as std::uint32_t / std::uint64_t).
+  template <class O>
+    requires(std::is_same_v<O, std::uint32_t> || std::is_same_v<O, std::uint64_t> ||
+             std::is_same_v<O, std::int32_t> || std::is_same_v<O, std::int64_t>)
+  static segments from_offsets(const O* offsets, std::uint64_t count) {
+    return {segment_layout::offsets, count, offsets, std::uint8_t(sizeof(O)), 0};
+  }
+};
+
 /// One sort, with the types erased. Engines implement exactly this.
 struct sort_request {
   operation op = operation::keys;
@@ -36,6 +67,9 @@ struct sort_request {
   void* indices = nullptr;         ///< argsort: n indices of index_bytes (4 or 8) each
   std::uint8_t index_bytes = 0;
   options opts{};
+  /// Segmented: every segment sorted on its own; argsort indices are then
+  /// positions inside the element's segment.
+  segments segs{};
 };
 
 /// Runs a request on the engine `req.opts.use` names (automatic: the best
@@ -153,6 +187,42 @@ void argsort(std::span<const K> keys, std::span<I> indices, const options& o = {
   auto r = detail::make_request(operation::argsort, keys, o);
   r.indices = indices.data();
   r.index_bytes = sizeof(I);
+  run(r);
+}
+
+/// Sorts every segment of `keys` on its own, stably (a batch of arrays in
+/// one buffer: rows of a matrix with segments::uniform, or variable-length
+/// runs given by offsets).
+template <sortable_key K>
+void sort_segments(std::span<K> keys, const segments& segs, const options& o = {}) {
+  auto r = detail::make_request(operation::keys, keys, o);
+  r.segs = segs;
+  run(r);
+}
+
+/// Sorts every segment of `keys` on its own and moves `values` with them.
+template <sortable_key K, class V>
+  requires std::is_trivially_copyable_v<V>
+void sort_segments(std::span<K> keys, std::span<V> values, const segments& segs, const options& o = {}) {
+  detail::check_same_size(keys.size(), values.size(), "values");
+  auto r = detail::make_request(operation::pairs, keys, o);
+  r.values = values.data();
+  r.value_bytes = sizeof(V);
+  r.segs = segs;
+  run(r);
+}
+
+/// The stable sorting permutation of every segment: indices[i] is the
+/// position, inside its segment, of the element that goes to place i.
+/// 32-bit indices need segments of at most 2^32 elements.
+template <sortable_key K, class I>
+  requires detail::index_type<I>
+void argsort_segments(std::span<const K> keys, std::span<I> indices, const segments& segs, const options& o = {}) {
+  detail::check_same_size(keys.size(), indices.size(), "indices");
+  auto r = detail::make_request(operation::argsort, keys, o);
+  r.indices = indices.data();
+  r.index_bytes = sizeof(I);
+  r.segs = segs;
   run(r);
 }
 

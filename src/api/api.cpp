@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "radix/core/segments.hpp"
 
 namespace radix {
 namespace {
@@ -50,11 +51,13 @@ void validate(const sort_request& r, bool check_pointers = true) {
     case operation::argsort:
       if (r.index_bytes != 4 && r.index_bytes != 8)
         bad("argsort indices must be 4 or 8 bytes, not " + std::to_string(r.index_bytes));
-      if (r.index_bytes == 4 && r.n > 0x100000000ull)
+      // (segmented: the indices number positions inside a segment, checked with the segments)
+      if (r.index_bytes == 4 && r.n > 0x100000000ull && !r.segs.segmented())
         bad("argsort with 32-bit indices needs n <= 2^32, got n = " + std::to_string(r.n));
       if (check_pointers && r.n > 0 && r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
       break;
   }
+  core::check_segments_shape(r.segs, r.n, r.op, r.index_bytes, check_pointers);
 }
 
 detail::engine_impl& pick(engine e) {
@@ -91,6 +94,10 @@ engine_impl& pick_engine(engine e) { return pick(e); }
 void run(const sort_request& req, std::span<std::byte> workspace) {
   validate(req);
   auto& e = pick(req.opts.use);
+  if (req.segs.segmented()) {
+    core::check_host_offsets(req.segs, req.n, req.op, req.index_bytes);
+    if (detail::is_wide_key(req.key) || !e.native_segments()) return detail::run_segments_by_sorts(req);
+  }
   if (detail::is_wide_key(req.key) && !e.native_wide_keys()) {
     // Wider than the engine's native key: LSD over 64-bit chunks (byte_keys.cpp).
     detail::run_byte_keys(req, req.keys, req.key.bytes, 0);
@@ -105,13 +112,15 @@ void run(const sort_request& req, std::span<std::byte> workspace) {
                           e.name() + " engine needs " + std::to_string(need));
   }
   if (req.n < 2 && req.op != operation::argsort) return;
-  e.run(plan, req, workspace);
+  e.run(plan, req, workspace);  // segmented requests too (native_segments)
 }
 
 std::size_t workspace_bytes(const sort_request& req) {
   validate(req, false);
   auto& e = pick(req.opts.use);
   if (detail::is_wide_key(req.key) && !e.native_wide_keys()) return 0;  // allocates its own (byte_keys.cpp)
+  if (req.segs.segmented() && (detail::is_wide_key(req.key) || !e.native_segments()))
+    return 0;  // two whole-array sorts, which allocate their own (segments.cpp)
   return e.workspace_bytes(core::plan_sort(req, e.caps()), req);
 }
 

@@ -61,16 +61,16 @@ namespace {
 
 /// The slice `id` of the plan's workspace, as T*.
 template <class T>
-T* slice_of(const core::sort_plan& p, const std::array<std::byte*, core::workspace_layout::max_slices>& at,
-            core::slice_id id) {
+T* slice_of(const core::sort_plan& p, const workspace_slices& at, core::slice_id id) {
   return reinterpret_cast<T*>(at[p.slice[id]]);
 }
 
-/// The plan as an LSD job of the plan's types: keys of U carrying V (nothing,
-/// the values, or an index), then the gather of the values' route.
+}  // namespace
+
+/// The plan as an LSD job of the plan's types over all n elements: keys of U
+/// carrying V (nothing, the values, or an index), in the workspace slices.
 template <class U, class V>
-void run_typed(const core::sort_plan& p, const sort_request& r, std::span<std::byte> ws) {
-  const auto at = p.workspace.carve(ws);
+lsd_job<U, V> job_of(const core::sort_plan& p, const sort_request& r, const workspace_slices& at) {
   lsd_job<U, V> j;
   j.n = p.n;
   j.keys = static_cast<U*>(r.keys);
@@ -100,6 +100,16 @@ void run_typed(const core::sort_plan& p, const sort_request& r, std::span<std::b
   if constexpr (!std::is_same_v<V, no_value>) {
     if (j.pay != payload::none) j.value_scratch = slice_of<V>(p, at, core::payload_scratch);
   }
+  return j;
+}
+
+namespace {
+
+/// The plan run as one LSD job, then the gather of the values' route.
+template <class U, class V>
+void run_typed(const core::sort_plan& p, const sort_request& r, std::span<std::byte> ws) {
+  const auto at = p.workspace.carve(ws);
+  const lsd_job<U, V> j = job_of<U, V>(p, r, at);
   lsd_sort<U, V>(j);
   if (p.route == core::value_route::via_index)
     detail::permute(r.values, r.value_bytes, r.n, j.values, std::uint8_t(p.index_bytes), r.opts.threads,
@@ -115,6 +125,8 @@ class cpu_engine_impl final : public detail::engine_impl {
     return std::size_t(p.workspace.total());
   }
 
+  bool native_segments() const override { return true; }
+
   void run(const core::sort_plan& p, const sort_request& r, std::span<std::byte> ws) override {
     if (p.nothing_to_move) {  // an argsort of one key is {0}
       if (r.op == operation::argsort && r.n == 1) std::memset(r.indices, 0, r.index_bytes);
@@ -125,7 +137,10 @@ class cpu_engine_impl final : public detail::engine_impl {
       own = detail::scratch(std::size_t(p.workspace.total()));
       ws = own.span();
     }
-    core::with_types(p, [&]<class U, class V>() { run_typed<U, V>(p, r, ws); });
+    if (r.segs.segmented())
+      core::with_types(p, [&]<class U, class V>() { sort_segments<U, V>(p, r, ws); });
+    else
+      core::with_types(p, [&]<class U, class V>() { run_typed<U, V>(p, r, ws); });
   }
 };
 
@@ -138,3 +153,22 @@ engine_impl& cpu_engine() {
   return e;
 }
 }  // namespace radix::detail
+
+namespace radix::cpu {
+#define RADIX_CPU_INSTANTIATE_JOB(U)                                                                          \
+  template lsd_job<U, no_value> job_of<U, no_value>(const core::sort_plan&, const sort_request&,             \
+                                                    const workspace_slices&);                                  \
+  template lsd_job<U, std::uint8_t> job_of<U, std::uint8_t>(const core::sort_plan&, const sort_request&,     \
+                                                            const workspace_slices&);                          \
+  template lsd_job<U, std::uint16_t> job_of<U, std::uint16_t>(const core::sort_plan&, const sort_request&,   \
+                                                              const workspace_slices&);                        \
+  template lsd_job<U, std::uint32_t> job_of<U, std::uint32_t>(const core::sort_plan&, const sort_request&,   \
+                                                              const workspace_slices&);                        \
+  template lsd_job<U, std::uint64_t> job_of<U, std::uint64_t>(const core::sort_plan&, const sort_request&,   \
+                                                              const workspace_slices&);
+RADIX_CPU_INSTANTIATE_JOB(std::uint8_t)
+RADIX_CPU_INSTANTIATE_JOB(std::uint16_t)
+RADIX_CPU_INSTANTIATE_JOB(std::uint32_t)
+RADIX_CPU_INSTANTIATE_JOB(std::uint64_t)
+#undef RADIX_CPU_INSTANTIATE_JOB
+}  // namespace radix::cpu

@@ -35,7 +35,9 @@
 // transform (src/core) when a digit is taken, so written-back keys keep their
 // exact input bits (a -0.0 stays -0.0, NaN payloads survive).
 #pragma once
+#include <array>
 #include <cstddef>
+#include <span>
 #include <cstdint>
 #include <cstring>
 #include <iosfwd>
@@ -90,6 +92,18 @@ struct lsd_job {
   int digit_bits = 0;             ///< 0 = policy
   unsigned threads = 0;           ///< 0 = all
 };
+
+/// The workspace of a plan, carved into its slices.
+using workspace_slices = std::array<std::byte*, core::workspace_layout::max_slices>;
+
+/// The plan's whole-array LSD job (cpu_engine.cpp).
+template <class U, class V>
+lsd_job<U, V> job_of(const core::sort_plan& p, const sort_request& r, const workspace_slices& at);
+
+/// A segmented request (r.segs): every segment sorted on its own, the small
+/// ones spread over the threads, each in one thread's cache (segments.cpp).
+template <class U, class V>
+void sort_segments(const core::sort_plan& p, const sort_request& r, std::span<std::byte> ws);
 
 /// Sorts as the job says. Defined in lsd_impl.hpp, instantiated per key width
 /// in lsd_k<bytes>.cpp.

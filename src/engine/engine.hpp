@@ -22,6 +22,9 @@ class engine_impl {
   /// Sorts. `workspace` is at least workspace_bytes(plan, req) long, or
   /// empty, in which case the engine allocates.
   virtual void run(const core::sort_plan& plan, const sort_request& req, std::span<std::byte> workspace) = 0;
+  /// Whether run() sorts segmented requests (req.segs) itself; otherwise the
+  /// host API sorts them with run_segments_by_sorts over this engine.
+  virtual bool native_segments() const { return false; }
   /// Whether run() takes wide keys (detail::is_wide_key) itself; otherwise
   /// the host API sorts them with run_byte_keys over this engine's argsorts.
   virtual bool native_wide_keys() const { return false; }
@@ -47,6 +50,12 @@ void validate_request(const sort_request& req, bool check_pointers);
 /// key of element i is the req.key.bytes bytes at keys_base + i * stride +
 /// offset (records pass their own stride). Does req.op on req's buffers.
 void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t stride, std::size_t offset);
+
+/// A segmented request on any engine, as two stable whole-array sorts: the
+/// keys first, then the segment of each element (so segments keep their
+/// keys' order), and one gather (the permutation of the second sort).
+/// Host buffers; allocates its own scratch.
+void run_segments_by_sorts(const sort_request& req);
 
 /// The engine `e` resolves to (automatic: the best available); throws
 /// radix::engine_unavailable when it is not there.
