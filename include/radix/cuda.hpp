@@ -277,6 +277,63 @@ void argsort(const K* d_keys, I* d_indices, std::uint64_t n, cudaStream_t stream
   ::radix::cuda::sort(detail::argsort_request(d_keys, d_indices, n, o), stream);
 }
 
+// ---- segments: a batch of arrays in one buffer, each sorted on its own ----
+//
+// `segs` is segments::uniform(count, length) (rows of a matrix) or
+// segments::from_offsets(d_offsets, count) with count + 1 offsets in DEVICE
+// memory (non-decreasing, from 0 to n; they are not checked on the device).
+// Segments up to 8192 elements are sorted in registers or shared memory,
+// longer ones by Onesweep one after another. Uniform segments and offsets
+// with n <= 8192 enqueue everything and return; offsets with a larger n read
+// the bounds of the long segments back (one stream synchronisation) and are
+// refused under graph capture. Values of 1, 2, 4 or 8 bytes; argsort
+// indices are local to the segment. Other value sizes: radix::sort_segments
+// on host data.
+
+template <device_sortable K>
+std::size_t sort_segments_workspace_bytes(std::uint64_t n, const segments& segs, const options& o = {}) {
+  auto r = detail::request<K>(operation::keys, nullptr, n, o);
+  r.segs = segs;
+  return ::radix::cuda::workspace_bytes(r);
+}
+template <device_sortable K>
+void sort_segments(K* d_keys, std::uint64_t n, const segments& segs, void* d_workspace, std::size_t workspace_bytes,
+                   cudaStream_t stream = 0, const options& o = {}) {
+  auto r = detail::request(operation::keys, d_keys, n, o);
+  r.segs = segs;
+  ::radix::cuda::sort(r, d_workspace, workspace_bytes, stream);
+}
+template <device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+std::size_t sort_segments_workspace_bytes(std::uint64_t n, const segments& segs, const options& o = {}) {
+  auto r = detail::pairs_request<K, V>(nullptr, nullptr, n, o);
+  r.segs = segs;
+  return ::radix::cuda::workspace_bytes(r);
+}
+template <device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+void sort_segments(K* d_keys, V* d_values, std::uint64_t n, const segments& segs, void* d_workspace,
+                   std::size_t workspace_bytes, cudaStream_t stream = 0, const options& o = {}) {
+  auto r = detail::pairs_request(d_keys, d_values, n, o);
+  r.segs = segs;
+  ::radix::cuda::sort(r, d_workspace, workspace_bytes, stream);
+}
+template <device_sortable K, class I>
+  requires radix::detail::index_type<I>
+std::size_t argsort_segments_workspace_bytes(std::uint64_t n, const segments& segs, const options& o = {}) {
+  auto r = detail::argsort_request<K, I>(nullptr, nullptr, n, o);
+  r.segs = segs;
+  return ::radix::cuda::workspace_bytes(r);
+}
+template <device_sortable K, class I>
+  requires radix::detail::index_type<I>
+void argsort_segments(const K* d_keys, I* d_indices, std::uint64_t n, const segments& segs, void* d_workspace,
+                      std::size_t workspace_bytes, cudaStream_t stream = 0, const options& o = {}) {
+  auto r = detail::argsort_request(d_keys, d_indices, n, o);
+  r.segs = segs;
+  ::radix::cuda::sort(r, d_workspace, workspace_bytes, stream);
+}
+
 // ---- records (Ha et al. 2009, §4.7): fixed-size records of any byte size sorted by a key inside them ----
 //
 // A key + index sort (the key extracted from the records: any key type of

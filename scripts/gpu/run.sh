@@ -10,6 +10,7 @@
 #                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
 #                                     python (PY_ARCHS, default 90; PY_BENCH=0, PY_BENCH_ARGS): pip-builds the package
 #                                     into /tmp/site (no downloads), runs python/tests and python -m stable_radix.bench
+#                                     segments (SEG_ARGS): radix_segments_bench, the segmented sort against CUB
 #                                     (default: build test conformance sanitize large bench)
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
 # algos (runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
@@ -72,7 +73,7 @@ if has conformance; then
   # its binaries (a MINE_ONLY build skips them; already built ones cost nothing)
   build_targets conformance_build.log "conformance: " conformance_keys conformance_pairs conformance_argsort \
     conformance_records conformance_decomposer conformance_options conformance_byte_keys conformance_int128 \
-    conformance_workspace radix_pic radix_broadphase radix_lbvh
+    conformance_workspace conformance_segments radix_pic radix_broadphase radix_lbvh
   note "-- conformance: binaries built ($(since $t0) s)"
   t0=$(date +%s)
   # The seed algorithms' conformance runs (label seed) belong to the algos stage.
@@ -118,6 +119,14 @@ if has python; then
       > "$OUT/python_bench.md" 2> "$OUT/python_bench.log"
     note "-- python: python -m stable_radix.bench: exit $? ($(since $t0) s)"
   fi
+fi
+
+if has segments; then
+  t0=$(date +%s)
+  build_targets segments_build.log "segments: " radix_segments_bench
+  "$B/bench/cuda/radix_segments_bench" ${SEG_ARGS:-} > "$OUT/segments.md" 2> "$OUT/segments.log"
+  note "-- radix_segments_bench ${SEG_ARGS:-}: exit $? ($(since $t0) s)"
+  cat "$OUT/segments.md" "$OUT/segments.log"
 fi
 
 if has bench || has quickbench; then

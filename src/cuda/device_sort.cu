@@ -22,6 +22,7 @@
 #include "engine/engine.hpp"
 #include "gather.cuh"
 #include "onesweep/onesweep.hpp"
+#include "segments/segments.hpp"
 #include "multipass/multipass.hpp"
 #include "common/policy.hpp"
 #include "radix/core/environment.hpp"
@@ -330,15 +331,68 @@ bool onesweep_fits(const sort_request& r) {
   return need <= current_device_limits().shared_optin;
 }
 
+namespace {
+
+/// A segmented request's plan: keys of 1 to 8 bytes, values of 1, 2, 4 or 8
+/// aligned bytes (the host API sorts the others as two whole-array sorts).
+core::sort_plan segmented_plan(const sort_request& r) {
+  if (radix::detail::is_wide_key(r.key))
+    bad("segments: keys wider than 8 bytes are sorted in segments by the host API only (radix::sort_segments)");
+  if (r.segs.layout == segment_layout::offsets && r.segs.count > 0xFFFFFFFFull)
+    bad("segments: the CUDA engine takes fewer than 2^32 segments, not " + std::to_string(r.segs.count));
+  core::engine_caps c;
+  c.native_value_sizes = (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8);
+  c.host_workspace = false;
+  c.values_at = core::value_address::device;
+  const core::sort_plan p = core::plan_sort(r, c);
+  if (p.route == core::value_route::via_index)
+    bad("segments: the CUDA engine moves values of 1, 2, 4 or 8 bytes, aligned to their size, not " +
+        std::to_string(r.value_bytes) + " (the host API, radix::sort_segments, takes any)");
+  return p;
+}
+
+std::size_t segmented_request_workspace(const sort_request& r) {
+  const core::sort_plan p = segmented_plan(r);
+  return core::with_types(p, [&]<class U, class V>() {
+    return segmented_workspace_bytes<U, V>(mode_of(p), p.n, r.segs, tuning_override());
+  });
+}
+
+void segmented_request_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
+  const core::sort_plan p = segmented_plan(r);
+  core::with_types(p, [&]<class U, class V>() {
+    segmented_job<U, V> j;
+    j.mode = mode_of(p);
+    j.keys = static_cast<U*>(r.keys);
+    j.values = static_cast<V*>(p.route == core::value_route::indices ? r.indices : r.values);
+    j.n = p.n;
+    j.segs = r.segs;
+    j.codec = p.codec<U>();
+    j.begin_bit = p.begin_bit;
+    j.end_bit = p.end_bit;
+    j.digit_bits = p.digit_bits;
+    j.workspace = ws;
+    j.workspace_bytes = wsb;
+    j.stream = s;
+    j.tuning = tuning_override();
+    segmented_sort<U, V>(j);
+  });
+}
+
+}  // namespace
+
 /// Wide keys are sorted through sub-requests of the public API (each makes
-/// its own choice); `algo` applies to 1- to 8-byte keys.
+/// its own choice); `algo` applies to 1- to 8-byte keys. Segmented requests
+/// take the segmented sort whatever `algo` says.
 std::size_t device_workspace(const sort_request& r, const variant& algo) {
+  if (r.segs.segmented()) return segmented_request_workspace(r);
   if (radix::detail::is_wide_key(r.key)) return wide_request_workspace(r);
   return planned_workspace(core::plan_sort(r, caps_of(algo)), algo);
 }
 
 void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {
   if (r.n == 0) return;
+  if (r.segs.segmented()) return segmented_request_sort(r, ws, wsb, s);
   if (radix::detail::is_wide_key(r.key)) return wide_request_sort(r, ws, wsb, s);
   planned_sort(core::plan_sort(r, caps_of(algo)), r, ws, wsb, s, algo);
 }
@@ -434,6 +488,8 @@ namespace {
 void validate_alternates(const sort_request& req, const alternates& alt, bool check_pointers) {
   if (req.op == operation::argsort)
     throw invalid_argument("radix: argsort has no double-buffer form (its keys stay untouched; use argsort)");
+  if (req.segs.segmented())
+    throw invalid_argument("radix: segmented sorts have no double-buffer form (sort them in place)");
   if (radix::detail::is_wide_key(req.key))
     throw invalid_argument("radix: keys of " + std::to_string(req.key.bytes) +
                            " bytes have no double-buffer form (sort them in place)");

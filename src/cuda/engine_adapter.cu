@@ -32,6 +32,7 @@ class cuda_engine_impl final : public detail::engine_impl {
   std::size_t workspace_bytes(const core::sort_plan&, const sort_request&) const override { return 0; }
 
   void run(const core::sort_plan&, const sort_request& r, std::span<std::byte>) override {
+    if (r.segs.segmented() && !segmented_natively(r)) return detail::run_segments_by_sorts(r);
     sort_request d = r;
     d.opts.use = engine::cuda;
     validate(d, false);  // the host API checked the (host) pointers already
@@ -45,6 +46,12 @@ class cuda_engine_impl final : public detail::engine_impl {
                                                         : 0;
     device_buffer keys(kb, stream_), vals(vb, stream_);
     d.keys = keys.p;
+    const std::size_t ob = r.segs.layout == segment_layout::offsets ? (r.segs.count + 1) * r.segs.offset_bytes : 0;
+    device_buffer offsets(ob, stream_);
+    if (ob) {
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(offsets.p, r.segs.offsets, ob, cudaMemcpyHostToDevice, stream_));
+      d.segs.offsets = offsets.p;
+    }
     if (r.op == operation::pairs) d.values = vals.p;
     if (r.op == operation::argsort) d.indices = vals.p;
     const variant algo = radix::cuda::choose(d);
@@ -74,6 +81,16 @@ class cuda_engine_impl final : public detail::engine_impl {
   }
 
   bool native_wide_keys() const override { return true; }
+  bool native_segments() const override { return true; }
+
+  /// Segmented requests the device sort takes (the rest go as two whole-array
+  /// sorts): values of 1, 2, 4 or 8 bytes (the device copies are aligned),
+  /// fewer than 2^32 segments.
+  static bool segmented_natively(const sort_request& r) {
+    const std::size_t v = r.value_bytes;
+    if (r.op == operation::pairs && v != 1 && v != 2 && v != 4 && v != 8) return false;
+    return r.segs.layout != segment_layout::offsets || r.segs.count <= 0xFFFFFFFFull;
+  }
 
   /// Host records sorted whole on the device: copied in, key + index sort and
   /// gather there (radix::cuda::sort_records, out of place), copied back.

@@ -1,0 +1,143 @@
+// The segmented sort's kernels: binning by length, the warp route for tiny
+// segments, and the block route (the single-tile agent of Onesweep, one
+// segment per block at a time).
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "../common/common.cuh"
+#include "../onesweep/single_tile_agent.cuh"
+#include "segments.hpp"
+
+namespace radix::cuda_detail {
+
+/// Where segment s begins, on the device: offsets of 4 or 8 bytes, or uniform.
+struct segment_reader {
+  const void* offsets = nullptr;
+  int offset_bytes = 0;  ///< 0: uniform
+  std::uint64_t length = 0;
+  std::uint64_t count = 0;
+
+  __device__ __forceinline__ std::uint64_t begin(std::uint64_t s) const {
+    if (offset_bytes == 0) return s * length;
+    if (offset_bytes == 4) return static_cast<const std::uint32_t*>(offsets)[s];
+    return static_cast<const std::uint64_t*>(offsets)[s];
+  }
+};
+
+/// A segment's bounds, as the list of long segments carries them.
+struct segment_range {
+  std::uint64_t begin, end;
+};
+
+/// What the binning kernel fills: the block-sized segments of each shape and
+/// the longer ones. counts[] is zeroed before it runs.
+struct segment_bins {
+  unsigned* counts = nullptr;        ///< [0] small list, [1] large-block list, [2] long list
+  std::uint32_t* small = nullptr;    ///< segment ids of length in (tiny, small_tile]
+  std::uint32_t* large = nullptr;    ///< segment ids of length in (small_tile, large_tile]
+  segment_range* longer = nullptr;   ///< bounds of the segments above large_tile
+};
+
+/// One thread per segment: appends it to the list of its route. The order
+/// within a list varies from run to run; each segment is sorted alone, so
+/// the result does not. (Internal linkage: each key width's file has a copy.)
+static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_reader r, const segment_bins bins) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < r.count; s += stride) {
+    const std::uint64_t b = r.begin(s), e = r.begin(s + 1), len = e - b;
+    if (len <= segment_tiers::tiny) continue;
+    if (len <= segment_tiers::small_tile) bins.small[atomicAdd(&bins.counts[0], 1u)] = std::uint32_t(s);
+    else if (len <= segment_tiers::large_tile) bins.large[atomicAdd(&bins.counts[1], 1u)] = std::uint32_t(s);
+    else bins.longer[atomicAdd(&bins.counts[2], 1u)] = segment_range{b, e};
+  }
+}
+
+/// What the warp and block routes read and write.
+template <class U, class V>
+struct segment_params {
+  U* keys = nullptr;
+  V* values = nullptr;  ///< pairs: values; argsort: local indices out
+  sort_mode mode = sort_mode::keys;
+  core::ordered_codec<U> codec{};
+  U range_mask = 0;
+};
+
+/// __shfl_sync of any unsigned key width.
+template <class U>
+__device__ __forceinline__ U shuffle(U x, int lane, int width) {
+  if constexpr (sizeof(U) == 8) return U(__shfl_sync(0xFFFFFFFFu, (unsigned long long)x, lane, width));
+  else return U(__shfl_sync(0xFFFFFFFFu, unsigned(x), lane, width));
+}
+
+/// Tiny segments: a group of G lanes (G a power of two, at most 32) sorts a
+/// segment of at most G keys in registers. Lane i's place is the number of
+/// keys that order before its key, ties broken by position (stable), found
+/// with G shuffles; then every lane writes its key (and value) there.
+/// Segments longer than G are left to the other routes. Every lane of a warp
+/// runs the same iterations (the shuffles need the whole warp).
+template <class U, class V, int G>
+__global__ void __launch_bounds__(256) tiny_segments_kernel(const segment_params<U, V> p, const segment_reader r) {
+  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "a power-of-two group of lanes");
+  constexpr bool has_values = !std::is_same_v<V, no_value>;
+  constexpr std::uint64_t per_warp = 32 / G;
+  const unsigned lane = threadIdx.x & 31u, member = lane % G;
+  const std::uint64_t warp = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * (blockDim.x / 32) * per_warp;
+  for (std::uint64_t first = warp * per_warp; first < r.count; first += stride) {
+    const std::uint64_t s = first + lane / G;
+    std::uint64_t b = 0, len = 0;
+    if (s < r.count) b = r.begin(s), len = r.begin(s + 1) - b;
+    const bool ours = len >= 1 && len <= std::uint64_t(G);
+    const bool mine = ours && member < len;
+    U k = 0, o = U(~U(0));
+    V v{};
+    if (mine) {
+      k = p.keys[b + member];
+      o = U(p.codec(k) & p.range_mask);
+      if constexpr (has_values)
+        if (p.mode == sort_mode::pairs) v = p.values[b + member];
+    }
+    unsigned place = 0;
+#pragma unroll
+    for (int j = 0; j < G; ++j) {
+      const U oj = shuffle(o, j, G);
+      place += unsigned(std::uint64_t(j) < len && (oj < o || (oj == o && unsigned(j) < member)));
+    }
+    if (!mine) continue;
+    if (p.mode != sort_mode::argsort) p.keys[b + place] = k;
+    if constexpr (has_values) {
+      if (p.mode == sort_mode::pairs) p.values[b + place] = v;
+      else p.values[b + place] = index_value<V>(member);
+    }
+  }
+}
+
+/// Block-sized segments: each block sorts one segment at a time in shared
+/// memory (the single-tile agent: the segment's passes in shared memory,
+/// one read and one write of the data), taking the segments of a list, or
+/// every segment when `list` is null (uniform segments of one route).
+template <class U, class V, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) block_segments_kernel(const onesweep_params<U, V> base,
+                                                                 const pass_list passes, const segment_reader r,
+                                                                 const std::uint32_t* list, const unsigned* list_count) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const std::uint64_t total = list ? *list_count : r.count;
+  for (std::uint64_t i = blockIdx.x; i < total; i += gridDim.x) {
+    const std::uint64_t s = list ? list[i] : i;
+    const std::uint64_t b = r.begin(s), len = r.begin(s + 1) - b;
+    if (len < 2) {  // (uniform segments of length 1 come here only as argsort's zeros)
+      if constexpr (!std::is_same_v<V, no_value>)
+        if (len == 1 && base.mode == sort_mode::argsort && threadIdx.x == 0) base.values[b] = V(0);
+      continue;
+    }
+    onesweep_params<U, V> p = base;
+    p.keys = base.keys + b;
+    if constexpr (!std::is_same_v<V, no_value>) p.values = base.values + b;
+    p.n = len;
+    __syncthreads();  // the previous segment is done with the shared memory
+    single_tile_agent<U, V, Threads, Items>{p, passes, smem}.process();
+  }
+}
+
+}  // namespace radix::cuda_detail

@@ -1,0 +1,74 @@
+// The CUDA engine's segmented sort (a batch of independent arrays in one
+// buffer) as the engine sees it: a job per (key width, value type), its
+// workspace, and the explicitly instantiated entry points (segments_k*.cu).
+//
+// The route of each segment follows its length:
+//   <= segment_tiers::tiny        : a group of lanes of one warp, in registers
+//                                   (rank = keys before it, by comparison)
+//   <= segment_tiers::small_tile  : one block of the small shape, in shared memory
+//   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
+//   longer                        : Onesweep on the segment alone
+// Uniform segments have one length, so the host launches the one route.
+// With offsets, one kernel bins the segments on the device (lists of the
+// block-sized ones, and of the longer ones), and only the longer ones need
+// the host: their bounds are read back (one stream synchronisation, refused
+// under graph capture) to size the Onesweep launches.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../common/common.cuh"
+#include "../onesweep/onesweep.hpp"
+#include "radix/core/ordered_bits.hpp"
+#include "radix/sort.hpp"
+
+namespace radix::cuda_detail {
+
+/// Segment lengths of each route, and why.
+struct segment_tiers {
+  /// One warp ranks up to 32 keys by comparison: 32 shuffles a key, no
+  /// shared memory, and several short segments share a warp.
+  static constexpr std::uint64_t tiny = 32;
+  /// 256 threads x 4 keys: the fewest threads the block ranking takes (one per
+  /// 8-bit digit), with few empty rounds for segments of a few hundred keys.
+  static constexpr int small_threads = 256, small_items = 4;
+  static constexpr std::uint64_t small_tile = std::uint64_t(small_threads) * small_items;
+  /// 512 threads x 16 keys: 8192 keys, whose two key buffers, ranks and
+  /// origins fit one block's shared memory on sm_90 for 8-byte keys and values.
+  static constexpr int large_threads = 512, large_items = 16;
+  static constexpr std::uint64_t large_tile = std::uint64_t(large_threads) * large_items;
+};
+
+template <class U, class V>
+struct segmented_job {
+  sort_mode mode = sort_mode::keys;
+  U* keys = nullptr;    ///< device; read-only for argsort
+  V* values = nullptr;  ///< device; values (pairs) or indices (argsort, local to the segment)
+  std::uint64_t n = 0;
+  segments segs{};      ///< offsets (if any) in device memory
+  core::ordered_codec<U> codec{};
+  int begin_bit = 0, end_bit = -1, digit_bits = 0;
+  void* workspace = nullptr;  ///< device
+  std::size_t workspace_bytes = 0;
+  void* stream = nullptr;  ///< cudaStream_t
+  onesweep_tuning tuning{};
+};
+
+template <class U, class V>
+std::size_t segmented_workspace_bytes(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t);
+template <class U, class V>
+void segmented_sort(const segmented_job<U, V>& job);
+
+#define RADIX_SEGMENTED_INSTANTIATE(U, V)                                                                       \
+  template std::size_t segmented_workspace_bytes<U, V>(sort_mode, std::uint64_t, const segments&,           \
+                                                       const onesweep_tuning&);                              \
+  template void segmented_sort<U, V>(const segmented_job<U, V>&);
+#define RADIX_SEGMENTED_INSTANTIATE_KEY(U)           \
+  RADIX_SEGMENTED_INSTANTIATE(U, no_value)           \
+  RADIX_SEGMENTED_INSTANTIATE(U, std::uint8_t)       \
+  RADIX_SEGMENTED_INSTANTIATE(U, std::uint16_t)      \
+  RADIX_SEGMENTED_INSTANTIATE(U, std::uint32_t)      \
+  RADIX_SEGMENTED_INSTANTIATE(U, std::uint64_t)
+
+}  // namespace radix::cuda_detail

@@ -1,0 +1,208 @@
+// The segmented sort's device API: offsets in device memory (every route of
+// the binning, including segments that go to Onesweep), uniform segments of
+// every route, argsort's local indices, graph capture, and identical results
+// between identical runs. The reference is the CPU engine's segmented sort,
+// which the conformance suite checks against std::stable_sort.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "radix/cuda.hpp"
+#include "radix/radix.hpp"
+
+namespace seg_tests {
+
+using namespace radix;
+
+template <class T>
+struct dbuf {
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit dbuf(std::size_t count) : n(count) {
+    if (n) CU(cudaMalloc(&p, n * sizeof(T)));
+  }
+  explicit dbuf(const std::vector<T>& h) : dbuf(h.size()) { up(h); }
+  ~dbuf() {
+    if (p) cudaFree(p);
+  }
+  void up(const std::vector<T>& h) {
+    if (n) CU(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> down() const {
+    std::vector<T> h(n);
+    if (n) CU(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+template <class T>
+std::vector<T> random_bits(std::size_t n, std::uint64_t seed, bool few_unique = false) {
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    std::uint64_t r = splitmix(seed);
+    if (few_unique) r = (r % 5) * 0x0101010101010101ull;
+    std::memcpy(&x, &r, sizeof(T));
+  }
+  return v;
+}
+
+options on(engine e, options o) {
+  o.use = e;
+  return o;
+}
+
+/// Keys, pairs and argsort of one batch on the device against the CPU engine.
+/// K: the key type; the values are 32-bit unless V says otherwise.
+template <class K, class V = std::uint32_t, class O = std::uint32_t>
+void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, options o, std::uint64_t seed,
+                 const std::string& what) {
+  std::vector<O> off{0};
+  for (auto l : lengths) off.push_back(O(off.back() + l));
+  const std::uint64_t n = off.back(), count = lengths.size();
+  dbuf<O> doff(off);
+  const segments dsegs = uniform ? segments::uniform(count, count ? lengths[0] : 1) : segments::from_offsets(doff.p, count);
+  const segments hsegs = uniform ? dsegs : segments::from_offsets(off.data(), count);
+  const auto keys = random_bits<K>(n, seed, seed % 3 == 0);
+  std::vector<V> vals(n);
+  std::iota(vals.begin(), vals.end(), V(0));
+  std::printf("  segments %s: n=%llu count=%llu seed=%llu\n", what.c_str(), (unsigned long long)n,
+              (unsigned long long)count, (unsigned long long)seed);
+
+  // keys
+  auto rk = keys;
+  radix::sort_segments(std::span<K>(rk), hsegs, on(engine::cpu, o));
+  {
+    dbuf<K> dk(keys);
+    const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<K>(n, dsegs, o);
+    dbuf<unsigned char> ws(wsb);
+    radix::cuda::sort_segments(dk.p, n, dsegs, ws.p, wsb, 0, o);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(dk.down() == rk, "keys %s", what.c_str());
+  }
+  // pairs, twice: the same result both times
+  auto pk = keys;
+  auto pv = vals;
+  radix::sort_segments(std::span<K>(pk), std::span<V>(pv), hsegs, on(engine::cpu, o));
+  for (int rep = 0; rep < 2; ++rep) {
+    dbuf<K> dk(keys);
+    dbuf<V> dv(vals);
+    const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<K, V>(n, dsegs, o);
+    dbuf<unsigned char> ws(wsb);
+    radix::cuda::sort_segments(dk.p, dv.p, n, dsegs, ws.p, wsb, 0, o);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(dk.down() == pk, "pairs keys %s (run %d)", what.c_str(), rep);
+    CHECK_MSG(dv.down() == pv, "pairs values %s (run %d)", what.c_str(), rep);
+  }
+  // argsort, 32-bit local indices, into a poisoned buffer
+  std::vector<std::uint32_t> ri(n);
+  radix::argsort_segments(std::span<const K>(keys), std::span<std::uint32_t>(ri), hsegs, on(engine::cpu, o));
+  {
+    dbuf<K> dk(keys);
+    dbuf<std::uint32_t> di(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
+    const std::size_t wsb = radix::cuda::argsort_segments_workspace_bytes<K, std::uint32_t>(n, dsegs, o);
+    dbuf<unsigned char> ws(wsb);
+    radix::cuda::argsort_segments(dk.p, di.p, n, dsegs, ws.p, wsb, 0, o);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(di.down() == ri, "argsort %s", what.c_str());
+    CHECK_MSG(dk.down() == keys, "argsort changed its keys %s", what.c_str());
+  }
+}
+
+/// Lengths that cross every route: tiny (<= 32), the two block shapes
+/// (<= 1024, <= 8192) and Onesweep above, with empty segments between.
+std::vector<std::uint64_t> every_route(std::uint64_t seed, bool with_long) {
+  std::vector<std::uint64_t> l = {0, 1, 2, 31, 32, 33, 0, 1023, 1024, 1025, 8191, 8192};
+  if (with_long) l.insert(l.end(), {8193, 20000, 0, 3});
+  for (int i = 0; i < 200; ++i) l.push_back(splitmix(seed) % 48);
+  for (int i = 0; i < 20; ++i) l.push_back(splitmix(seed) % 3000);
+  return l;
+}
+
+}  // namespace seg_tests
+
+using namespace seg_tests;
+
+TEST_CASE(segments_device_offsets, true) {
+  options desc;
+  desc.direction = order::descending;
+  check_batch<std::uint32_t>(every_route(1, true), false, {}, 11, "u32 every route");
+  check_batch<float>(every_route(2, true), false, desc, 12, "f32 descending");
+  check_batch<std::uint64_t, std::uint64_t, std::uint64_t>(every_route(3, true), false, {}, 13, "u64/u64 64-bit offsets");
+  check_batch<std::uint8_t, std::uint16_t>(every_route(4, false), false, {}, 14, "u8/u16");
+  check_batch<std::int16_t, std::uint8_t>(every_route(5, false), false, desc, 15, "i16/u8 descending");
+  options bits;
+  bits.begin_bit = 4;
+  bits.end_bit = 21;
+  check_batch<std::uint32_t>(every_route(6, true), false, bits, 16, "u32 bits [4, 21)");
+}
+
+TEST_CASE(segments_uniform_routes, true) {
+  for (std::uint64_t len : {1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 700, 1024, 1025, 8192, 8193, 20000}) {
+    const std::uint64_t count = std::max<std::uint64_t>(1, 40000 / len);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(count, len), true, {}, 100 + len,
+                               "uniform length " + std::to_string(len));
+  }
+  options desc;
+  desc.direction = order::descending;
+  check_batch<double, std::uint64_t>(std::vector<std::uint64_t>(300, 16), true, desc, 7, "f64/u64 uniform 16");
+}
+
+TEST_CASE(segments_graph_capture, true) {
+  cudaStream_t s;
+  CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (bool uniform : {true, false}) {
+    // uniform rows of every route but Onesweep's, or offsets with n <= 8192
+    const std::vector<std::uint64_t> lengths = uniform ? std::vector<std::uint64_t>(64, 1000)
+                                                       : std::vector<std::uint64_t>{5, 0, 40, 3000, 1, 900, 33};
+    std::vector<std::uint32_t> off{0};
+    for (auto l : lengths) off.push_back(std::uint32_t(off.back() + l));
+    const std::uint64_t n = off.back();
+    dbuf<std::uint32_t> doff(off);
+    const segments segs = uniform ? segments::uniform(lengths.size(), 1000) : segments::from_offsets(doff.p, lengths.size());
+    const auto keys = random_bits<std::uint32_t>(n, 77);
+    std::vector<std::uint32_t> want(n);
+    radix::argsort_segments(std::span<const std::uint32_t>(keys), std::span<std::uint32_t>(want),
+                            uniform ? segs : segments::from_offsets(off.data(), lengths.size()), on(engine::cpu, {}));
+    dbuf<std::uint32_t> dk(keys), di(n);
+    const std::size_t wsb = radix::cuda::argsort_segments_workspace_bytes<std::uint32_t, std::uint32_t>(n, segs);
+    dbuf<unsigned char> ws(wsb);
+    radix::cuda::argsort_segments(dk.p, di.p, n, segs, ws.p, wsb, s);  // warm-up: kernel attributes
+    CU(cudaStreamSynchronize(s));
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CU(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    radix::cuda::argsort_segments(dk.p, di.p, n, segs, ws.p, wsb, s);
+    CU(cudaStreamEndCapture(s, &g));
+    CU(cudaGraphInstantiate(&ge, g, 0));
+    di.up(std::vector<std::uint32_t>(n, 0xFFFFFFFFu));
+    CU(cudaGraphLaunch(ge, s));
+    CU(cudaStreamSynchronize(s));
+    CHECK_MSG(di.down() == want, "captured argsort, %s", uniform ? "uniform" : "offsets");
+    CU(cudaGraphExecDestroy(ge));
+    CU(cudaGraphDestroy(g));
+  }
+  // offsets with n > 8192 may hold a long segment, sized on the host: refused under capture, by name
+  std::vector<std::uint32_t> off{0, 10000};
+  dbuf<std::uint32_t> doff(off);
+  dbuf<std::uint32_t> dk(10000);
+  const segments segs = segments::from_offsets(doff.p, 1);
+  const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<std::uint32_t>(10000, segs);
+  dbuf<unsigned char> ws(wsb);
+  cudaGraph_t g;
+  CU(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  bool refused = false;
+  try {
+    radix::cuda::sort_segments(dk.p, 10000, segs, ws.p, wsb, s);
+  } catch (const radix::invalid_argument& e) {
+    refused = std::string(e.what()).find("graph capture") != std::string::npos;
+  }
+  CU(cudaStreamEndCapture(s, &g));
+  CU(cudaGraphDestroy(g));
+  CHECK_MSG(refused, "offsets with n > 8192 under capture were not refused with the capture named");
+  CU(cudaStreamDestroy(s));
+}
