@@ -132,23 +132,6 @@ std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const ones
       .layout.total();
 }
 
-/// The device form of the plan's passes (digits of at most max_radix_bits).
-inline pass_list make_pass_list(int begin_bit, int end_bit, int digit_bits) {
-  const int d = digit_bits <= 0 ? max_radix_bits : std::min(digit_bits, max_radix_bits);
-  const core::pass_plan plan = core::plan_passes(begin_bit, end_bit, d);
-  pass_list l;
-  l.count = plan.count;
-  int off = 0;
-  for (int i = 0; i < plan.count; ++i) {
-    l.shift[i] = std::uint8_t(plan[i].shift);
-    l.bits[i] = std::uint8_t(plan[i].bits);
-    l.bin_offset[i] = std::uint16_t(off);
-    off += 1 << plan[i].bits;
-  }
-  l.total_bins = off;
-  return l;
-}
-
 template <class U, class V, int Alt>
 int onesweep_run(const onesweep_job<U, V>& job);
 

@@ -3,6 +3,7 @@
 // type), the workspace it needs, and the explicitly instantiated entry
 // points (onesweep_k1/2/4/8.cu). No kernels here.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include "../common/common.cuh"
 #include "params.cuh"
 #include "radix/core/ordered_bits.hpp"
+#include "radix/core/pass_plan.hpp"
 
 namespace radix::cuda_detail {
 
@@ -55,6 +57,23 @@ std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const ones
 /// must offer that much (device_limits::shared_optin) for Onesweep to run.
 template <class U, class V>
 std::size_t onesweep_shared_bytes(std::uint64_t n, const onesweep_tuning& t);
+
+/// The device form of the plan's passes (digits of at most max_radix_bits).
+inline pass_list make_pass_list(int begin_bit, int end_bit, int digit_bits) {
+  const int d = digit_bits <= 0 ? max_radix_bits : std::min(digit_bits, max_radix_bits);
+  const core::pass_plan plan = core::plan_passes(begin_bit, end_bit, d);
+  pass_list l;
+  l.count = plan.count;
+  int off = 0;
+  for (int i = 0; i < plan.count; ++i) {
+    l.shift[i] = std::uint8_t(plan[i].shift);
+    l.bits[i] = std::uint8_t(plan[i].bits);
+    l.bin_offset[i] = std::uint16_t(off);
+    off += 1 << plan[i].bits;
+  }
+  l.total_bins = off;
+  return l;
+}
 
 /// Whether this build instantiated Onesweep for keys U with values V
 /// (RADIX_CUDA_TYPES=dev builds 32- and 64-bit keys, keys only or 32-bit values).

@@ -2,11 +2,12 @@
 // the per-key-width instantiation files (segments_k*.cu) only.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "../onesweep/dispatch.cuh"
+#include "../onesweep/onesweep.hpp"  // declarations only: its kernels live in onesweep_k*.cu
 #include "kernels.cuh"
 #include "segments.hpp"
 
