@@ -13,29 +13,52 @@
 
 namespace radix::cuda_detail {
 
-/// The segmented sort's workspace: the bins (offsets only), and Onesweep's
-/// workspace for the longest segment that can reach it.
+/// The segmented sort's workspace: the bins' counters and lists (offsets
+/// only), the alternates of the long route, and Onesweep's workspace where
+/// a huge segment can reach it (keys and pairs share the long route's
+/// alternates with it).
 struct segmented_workspace {
   core::workspace_layout layout{device_alignment};
-  int counts = -1, small = -1, large = -1, longer = -1, onesweep = -1;
-  std::uint64_t onesweep_n = 0;  ///< elements the Onesweep slice is sized for
+  int counts = -1, small = -1, large = -1, longer = -1, huge = -1;
+  int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
 };
+
+/// SMs of the current device (the long and huge routes' split).
+inline unsigned sm_count() {
+  int dev = 0, sms = 0;
+  RADIX_CUDA_CHECK(cudaGetDevice(&dev));
+  RADIX_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return unsigned(std::max(1, sms));
+}
+
+/// Offsets: segments longer than this go to Onesweep (when not captured).
+inline std::uint64_t huge_min(std::uint64_t n) {
+  return std::max<std::uint64_t>(segment_tiers::large_tile, std::min<std::uint64_t>(n / sm_count(), 0xFFFFFFFFull));
+}
 
 template <class U, class V>
 segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
   segmented_workspace w;
+  using T = segment_tiers;
   const bool uniform = segs.layout == segment_layout::uniform;
+  const std::uint64_t count = segs.count;
+  w.counts = w.layout.add("counters", bin_counters * sizeof(unsigned));
   if (!uniform) {
-    const std::uint64_t count = segs.count;
-    w.counts = w.layout.add("bin counts", 4 * sizeof(unsigned));
-    w.small = w.layout.add("small segments", std::min(count, n / (segment_tiers::tiny + 1)) * 4);
-    w.large = w.layout.add("large segments", std::min(count, n / (segment_tiers::small_tile + 1)) * 4);
-    w.longer = w.layout.add("long segments", std::min(count, n / (segment_tiers::large_tile + 1)) * sizeof(segment_range));
+    w.small = w.layout.add("small segments", std::min(count, n / (T::tiny + 1)) * 4);
+    w.large = w.layout.add("large segments", std::min(count, n / (T::small_tile + 1)) * 4);
+    w.longer = w.layout.add("long segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
+    w.huge = w.layout.add("huge segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
   }
-  const std::uint64_t longest = uniform ? segs.length : n;
-  if (longest > segment_tiers::large_tile) {
-    w.onesweep_n = longest;
-    w.onesweep = w.layout.add("onesweep", onesweep_workspace_bytes<U, V>(mode, longest, t));
+  const bool long_route = uniform ? segs.length > T::large_tile : n > T::large_tile;
+  if (!long_route) return w;
+  const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
+  w.key_alt[0] = w.layout.add("key alternate", n * sizeof(U));
+  if (mode == sort_mode::argsort) w.key_alt[1] = w.layout.add("key alternate 2", n * sizeof(U));
+  if (mode != sort_mode::keys) w.value_alt = w.layout.add("value alternate", n * vb);
+  const bool huge_route = uniform ? count < sm_count() : true;
+  if (huge_route) {
+    const std::uint64_t longest = uniform ? segs.length : n;
+    w.onesweep = w.layout.add("onesweep", onesweep_workspace_bytes<U, V>(mode, longest, t, mode != sort_mode::argsort));
   }
   return w;
 }
@@ -46,41 +69,59 @@ std::size_t segmented_workspace_bytes(sort_mode mode, std::uint64_t n, const seg
   else return segmented_layout<U, V>(mode, n, segs, t).layout.total();
 }
 
-/// Raises the block route's shared-memory limit (once per kernel) and
-/// returns how many of its blocks fill the GPU.
-template <class U, class V, int Threads, int Items>
-unsigned block_route_grid() {
-  using agent = single_tile_agent<U, V, Threads, Items>;
+/// Raises a kernel's shared-memory limit (once) and returns how many of its
+/// blocks the GPU holds at once.
+template <auto Kernel, int Threads, std::size_t Smem>
+unsigned resident_blocks() {
   static std::once_flag once;
   static cudaError_t status = cudaSuccess;
   static unsigned grid = 0;
   std::call_once(once, [] {
-    auto kernel = block_segments_kernel<U, V, Threads, Items>;
-    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(agent::smem_bytes));
-    int per_sm = 0, dev = 0, sms = 0;
-    if (status == cudaSuccess)
-      status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Threads, agent::smem_bytes);
-    if (status == cudaSuccess) status = cudaGetDevice(&dev);
-    if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    grid = unsigned(std::max(1, per_sm) * std::max(1, sms));
+    status = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Smem));
+    int per_sm = 0;
+    if (status == cudaSuccess) status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, Smem);
+    if (status == cudaSuccess) grid = unsigned(std::max(1, per_sm)) * sm_count();
   });
-  if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute / occupancy of block_segments_kernel", __FILE__, __LINE__);
+  if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute / occupancy of a segmented-sort kernel", __FILE__, __LINE__);
   return grid;
+}
+
+inline void need_shared(std::size_t bytes, const char* what) {
+  if (bytes > current_device_limits().shared_optin)
+    throw engine_unavailable(std::string("radix: the segmented sort's ") + what + " needs " + std::to_string(bytes) +
+                             " bytes of shared memory per block; this GPU offers " +
+                             std::to_string(current_device_limits().shared_optin));
 }
 
 template <class U, class V, int Threads, int Items>
 void launch_block_route(const onesweep_params<U, V>& p, const pass_list& passes, const segment_reader& r,
                         const std::uint32_t* list, const unsigned* list_count, std::uint64_t most, cudaStream_t s) {
   using agent = single_tile_agent<U, V, Threads, Items>;
-  if (agent::smem_bytes > current_device_limits().shared_optin)
-    throw engine_unavailable("radix: the segmented sort's block of " + std::to_string(Threads * Items) +
-                             " keys needs " + std::to_string(agent::smem_bytes) +
-                             " bytes of shared memory per block; this GPU offers " +
-                             std::to_string(current_device_limits().shared_optin));
+  need_shared(agent::smem_bytes, "block route");
   if (most == 0) return;
-  const unsigned grid = unsigned(std::min<std::uint64_t>(most, block_route_grid<U, V, Threads, Items>()));
+  const unsigned resident =
+      resident_blocks<block_segments_kernel<U, V, Threads, Items>, Threads, agent::smem_bytes>();
+  const unsigned grid = unsigned(std::min<std::uint64_t>(most, resident));
   block_segments_kernel<U, V, Threads, Items><<<grid, Threads, agent::smem_bytes, s>>>(p, passes, r, list, list_count);
   RADIX_CUDA_CHECK_LAUNCH("radix block_segments_kernel");
+}
+
+/// The long route over a list of bounds (or every segment), with the
+/// alternates of the workspace.
+template <class U, class V>
+void launch_long_route(const segment_params<U, V>& p, const pass_list& passes, const segment_reader& r,
+                       const segment_range* list, const unsigned* list_count, unsigned* ticket, U* key_alt0,
+                       U* key_alt1, V* value_alt, std::uint64_t most, cudaStream_t s) {
+  constexpr int threads = segment_tiers::lsd_threads, items = segment_tiers::lsd_items;
+  using agent = block_lsd_agent<U, V, threads, items>;
+  constexpr std::size_t smem = sizeof(typename agent::storage);
+  need_shared(smem, "long route");
+  if (most == 0) return;
+  const unsigned resident = resident_blocks<lsd_segments_kernel<U, V, threads, items>, threads, smem>();
+  const unsigned grid = unsigned(std::min<std::uint64_t>(most, resident));
+  lsd_segments_kernel<U, V, threads, items>
+      <<<grid, threads, smem, s>>>(p, passes, r, list, list_count, ticket, key_alt0, key_alt1, value_alt);
+  RADIX_CUDA_CHECK_LAUNCH("radix lsd_segments_kernel");
 }
 
 template <class U, class V, int G>
@@ -137,22 +178,38 @@ void segmented_sort(const segmented_job<U, V>& job) {
     const pass_list passes = make_pass_list(job.begin_bit, end_bit, job.digit_bits);
     using T = segment_tiers;
 
-    // One segment on its own through Onesweep (its indices are local by nature).
+    auto* counts = reinterpret_cast<unsigned*>(at[w.counts]);
+    RADIX_CUDA_CHECK(cudaMemsetAsync(counts, 0, bin_counters * sizeof(unsigned), s));
+    U* key_alt0 = w.key_alt[0] >= 0 ? reinterpret_cast<U*>(at[w.key_alt[0]]) : nullptr;
+    U* key_alt1 = w.key_alt[1] >= 0 ? reinterpret_cast<U*>(at[w.key_alt[1]]) : nullptr;
+    V* value_alt = w.value_alt >= 0 ? reinterpret_cast<V*>(at[w.value_alt]) : nullptr;
+
+    // A huge segment on its own through Onesweep (its indices are local by
+    // nature); keys and pairs with the long route's alternates.
     auto onesweep_one = [&](std::uint64_t b, std::uint64_t e) {
       onesweep_job<U, V> o;
       o.mode = job.mode;
       o.keys = job.keys + b;
-      if constexpr (!std::is_same_v<V, no_value>) o.values = job.values ? job.values + b : nullptr;
+      if constexpr (!std::is_same_v<V, no_value>) o.values = job.values + b;
       o.n = e - b;
       o.codec = job.codec;
       o.begin_bit = job.begin_bit;
       o.end_bit = end_bit;
       o.digit_bits = job.digit_bits;
+      if (job.mode != sort_mode::argsort) {
+        o.key_alt = key_alt0 + b;
+        if constexpr (!std::is_same_v<V, no_value>) o.value_alt = value_alt ? value_alt + b : nullptr;
+      }
       o.workspace = at[w.onesweep];
       o.workspace_bytes = std::size_t(w.layout.bytes(w.onesweep));
       o.stream = s;
       o.tuning = job.tuning;
-      onesweep_sort<U, V>(o);
+      if (onesweep_sort<U, V>(o) == 1) {  // the result is in the alternates: home
+        RADIX_CUDA_CHECK(cudaMemcpyAsync(o.keys, o.key_alt, o.n * sizeof(U), cudaMemcpyDeviceToDevice, s));
+        if constexpr (!std::is_same_v<V, no_value>)
+          if (o.value_alt)
+            RADIX_CUDA_CHECK(cudaMemcpyAsync(o.values, o.value_alt, o.n * sizeof(V), cudaMemcpyDeviceToDevice, s));
+      }
     };
 
     if (segs.layout == segment_layout::uniform) {
@@ -162,45 +219,52 @@ void segmented_sort(const segmented_job<U, V>& job) {
         return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count, s);
       if (L <= T::large_tile)
         return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count, s);
+      if (w.onesweep < 0)
+        return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + 4, key_alt0, key_alt1, value_alt,
+                                       r.count, s);
       for (std::uint64_t i = 0; i < r.count; ++i) onesweep_one(i * L, (i + 1) * L);
       return;
     }
 
     // Offsets on the device: bin by length there, then every route.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    RADIX_CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
+    const bool captured = capture != cudaStreamCaptureStatusNone;
+    if (captured && n > 0xFFFFFFFFull)
+      throw invalid_argument("radix: segments: under CUDA graph capture, offsets on the device need n < 2^32 "
+                             "(longer segments are sized on the host); sort outside the capture");
     segment_bins bins;
-    bins.counts = reinterpret_cast<unsigned*>(at[w.counts]);
+    bins.counts = counts;
     bins.small = reinterpret_cast<std::uint32_t*>(at[w.small]);
     bins.large = reinterpret_cast<std::uint32_t*>(at[w.large]);
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
-    RADIX_CUDA_CHECK(cudaMemsetAsync(bins.counts, 0, 4 * sizeof(unsigned), s));
-    const std::uint64_t bin_blocks = std::min<std::uint64_t>((r.count + 255) / 256, 132ull * 32);
+    bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
+    bins.huge_min = captured ? 0xFFFFFFFFull : huge_min(n);
+    // (a grid that fills any current GPU; the loops stride over the rest)
+    const std::uint64_t bin_blocks = std::min<std::uint64_t>((r.count + 255) / 256, 4096);
     bin_segments_kernel<<<unsigned(bin_blocks), 256, 0, s>>>(r, bins);
     RADIX_CUDA_CHECK_LAUNCH("radix bin_segments_kernel");
     launch_tiny_route<U, V, 32>(sp, r, s);
-    launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, bins.small, bins.counts + 0,
+    launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, bins.small, counts + 0,
                                                                std::min(r.count, n / (T::tiny + 1)), s);
-    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, bins.large, bins.counts + 1,
+    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, bins.large, counts + 1,
                                                                std::min(r.count, n / (T::small_tile + 1)), s);
     if (n <= T::large_tile) return;  // no segment can be longer
+    launch_long_route<U, V>(sp, passes, r, bins.longer, counts + 2, counts + 4, key_alt0, key_alt1, value_alt,
+                            std::min(r.count, n / (T::large_tile + 1)), s);
+    if (captured) return;
 
-    // The long segments: their bounds come back to the host to size Onesweep.
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    RADIX_CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
-    if (capture != cudaStreamCaptureStatusNone)
-      throw invalid_argument("radix: segments: under CUDA graph capture, offsets on the device allow segments of at "
-                             "most " + std::to_string(T::large_tile) +
-                             " elements when n is larger (longer ones are sized on the host); use "
-                             "segments::uniform, or sort outside the capture");
-    unsigned count_longer = 0;
-    RADIX_CUDA_CHECK(cudaMemcpyAsync(&count_longer, bins.counts + 2, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+    // The huge segments: their bounds come back to the host to size Onesweep.
+    unsigned count_huge = 0;
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(&count_huge, counts + 3, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
     RADIX_CUDA_CHECK(cudaStreamSynchronize(s));
-    std::vector<segment_range> longer(count_longer);
-    if (count_longer) {
-      RADIX_CUDA_CHECK(cudaMemcpyAsync(longer.data(), bins.longer, count_longer * sizeof(segment_range),
+    std::vector<segment_range> huge(count_huge);
+    if (count_huge) {
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(huge.data(), bins.huge, count_huge * sizeof(segment_range),
                                        cudaMemcpyDeviceToHost, s));
       RADIX_CUDA_CHECK(cudaStreamSynchronize(s));
     }
-    for (const auto& g : longer) onesweep_one(g.begin, g.end);
+    for (const auto& g : huge) onesweep_one(g.begin, g.end);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "../common/common.cuh"
 #include "../onesweep/single_tile_agent.cuh"
+#include "block_lsd_agent.cuh"
 #include "segments.hpp"
 
 namespace radix::cuda_detail {
@@ -30,14 +31,18 @@ struct segment_range {
   std::uint64_t begin, end;
 };
 
-/// What the binning kernel fills: the block-sized segments of each shape and
-/// the longer ones. counts[] is zeroed before it runs.
+/// What the binning kernel fills: the block-sized segments of each shape,
+/// the long ones (one block each, in global memory) and the huge ones
+/// (Onesweep). counts[] is zeroed before it runs.
 struct segment_bins {
-  unsigned* counts = nullptr;        ///< [0] small list, [1] large-block list, [2] long list
+  unsigned* counts = nullptr;        ///< [0] small, [1] large, [2] long, [3] huge list; [4] long segments taken
   std::uint32_t* small = nullptr;    ///< segment ids of length in (tiny, small_tile]
   std::uint32_t* large = nullptr;    ///< segment ids of length in (small_tile, large_tile]
-  segment_range* longer = nullptr;   ///< bounds of the segments above large_tile
+  segment_range* longer = nullptr;   ///< bounds of the segments in (large_tile, huge_min]
+  segment_range* huge = nullptr;     ///< bounds of the segments above huge_min
+  std::uint64_t huge_min = 0;
 };
+constexpr int bin_counters = 5;
 
 /// One thread per segment: appends it to the list of its route. The order
 /// within a list varies from run to run; each segment is sorted alone, so
@@ -49,7 +54,8 @@ static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_
     if (len <= segment_tiers::tiny) continue;
     if (len <= segment_tiers::small_tile) bins.small[atomicAdd(&bins.counts[0], 1u)] = std::uint32_t(s);
     else if (len <= segment_tiers::large_tile) bins.large[atomicAdd(&bins.counts[1], 1u)] = std::uint32_t(s);
-    else bins.longer[atomicAdd(&bins.counts[2], 1u)] = segment_range{b, e};
+    else if (len <= bins.huge_min) bins.longer[atomicAdd(&bins.counts[2], 1u)] = segment_range{b, e};
+    else bins.huge[atomicAdd(&bins.counts[3], 1u)] = segment_range{b, e};
   }
 }
 
@@ -137,6 +143,40 @@ __global__ void __launch_bounds__(Threads) block_segments_kernel(const onesweep_
     p.n = len;
     __syncthreads();  // the previous segment is done with the shared memory
     single_tile_agent<U, V, Threads, Items>{p, passes, smem}.process();
+  }
+}
+
+/// Long segments: each block takes the next segment (a global ticket, so
+/// that blocks finishing early take more) and sorts it alone in global
+/// memory (block_lsd_agent), between the caller's buffers and the
+/// alternates at the same offsets. Segments come from a list of bounds, or
+/// are every segment when `list` is null (uniform ones).
+template <class U, class V, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) lsd_segments_kernel(const segment_params<U, V> p, const pass_list passes,
+                                                               const segment_reader r, const segment_range* list,
+                                                               const unsigned* list_count, unsigned* ticket,
+                                                               U* key_alt0, U* key_alt1, V* value_alt) {
+  using agent = block_lsd_agent<U, V, Threads, Items>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto& st = *reinterpret_cast<typename agent::storage*>(smem);
+  __shared__ unsigned next;
+  const std::uint64_t total = list ? *list_count : r.count;
+  for (;;) {
+    __syncthreads();  // the previous segment is done with the shared memory
+    if (threadIdx.x == 0) next = atomicAdd(ticket, 1u);
+    __syncthreads();
+    if (next >= total) return;
+    const segment_range g = list ? list[next] : segment_range{r.begin(next), r.begin(next + 1)};
+    lsd_segment<U, V> seg;
+    seg.keys = p.keys + g.begin;
+    seg.values = nullptr;
+    if constexpr (!std::is_same_v<V, no_value>) seg.values = p.values + g.begin;
+    seg.key_alt[0] = key_alt0 + g.begin;
+    seg.key_alt[1] = key_alt1 ? key_alt1 + g.begin : nullptr;
+    seg.value_alt = nullptr;
+    if constexpr (!std::is_same_v<V, no_value>) seg.value_alt = value_alt + g.begin;
+    seg.n = g.end - g.begin;
+    agent{p.mode, p.codec, p.range_mask, passes, st}.process(seg);
   }
 }
 

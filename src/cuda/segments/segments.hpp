@@ -7,12 +7,16 @@
 //                                   (rank = keys before it, by comparison)
 //   <= segment_tiers::small_tile  : one block of the small shape, in shared memory
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
-//   longer                        : Onesweep on the segment alone
+//   long                          : one block, LSD in global memory, tile by tile
+//   huge                          : Onesweep on the segment alone (all the GPU)
+// A segment is huge when one block would hold up the rest: uniform
+// segments when there are fewer than SMs, offsets when longer than n / SMs.
 // Uniform segments have one length, so the host launches the one route.
-// With offsets, one kernel bins the segments on the device (lists of the
-// block-sized ones, and of the longer ones), and only the longer ones need
-// the host: their bounds are read back (one stream synchronisation, refused
-// under graph capture) to size the Onesweep launches.
+// With offsets, one kernel bins the segments on the device (lists of each
+// route) and nothing waits for the host, except the huge ones: their bounds
+// are read back (one stream synchronisation) to size the Onesweep launches.
+// Under graph capture there is no read-back: huge segments take the long
+// route (correct, slower).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +42,11 @@ struct segment_tiers {
   /// origins fit one block's shared memory on sm_90 for 8-byte keys and values.
   static constexpr int large_threads = 512, large_items = 16;
   static constexpr std::uint64_t large_tile = std::uint64_t(large_threads) * large_items;
+  /// Longer segments, when there are at least as many as SMs (or with
+  /// offsets, up to n / SMs each): one block each, sorting in global memory
+  /// tile by tile (block_lsd_agent). 512 x 8: two blocks an SM for 8-byte
+  /// keys and values, 32 warps to hide the tiles' memory latency.
+  static constexpr int lsd_threads = 512, lsd_items = 8;
 };
 
 template <class U, class V>
