@@ -128,7 +128,7 @@ std::vector<std::uint64_t> every_route(std::uint64_t seed, bool with_long) {
 
 using namespace seg_tests;
 
-TEST_CASE(segments_device_offsets, true) {
+TEST_CASE(segments_device_offsets, false) {
   options desc;
   desc.direction = order::descending;
   check_batch<std::uint32_t>(every_route(1, true), false, {}, 11, "u32 every route");
@@ -136,14 +136,19 @@ TEST_CASE(segments_device_offsets, true) {
   check_batch<std::uint64_t, std::uint64_t, std::uint64_t>(every_route(3, true), false, {}, 13, "u64/u64 64-bit offsets");
   check_batch<std::uint8_t, std::uint16_t>(every_route(4, false), false, {}, 14, "u8/u16");
   check_batch<std::int16_t, std::uint8_t>(every_route(5, false), false, desc, 15, "i16/u8 descending");
+  // n / SMs above 9000: those take the long route (one block each), the 300000 one Onesweep
+  std::vector<std::uint64_t> many_long(200, 9000);
+  many_long.insert(many_long.begin() + 7, {300000, 5, 0, 20000, 40});
+  check_batch<std::uint32_t>(many_long, false, {}, 17, "u32 many long, one huge");
+  check_batch<float, std::uint64_t>(many_long, false, desc, 18, "f32/u64 many long, one huge, descending");
   options bits;
   bits.begin_bit = 4;
   bits.end_bit = 21;
   check_batch<std::uint32_t>(every_route(6, true), false, bits, 16, "u32 bits [4, 21)");
 }
 
-TEST_CASE(segments_uniform_routes, true) {
-  for (std::uint64_t len : {1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 700, 1024, 1025, 8192, 8193, 20000}) {
+TEST_CASE(segments_uniform_routes, false) {
+  for (std::uint64_t len : {1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 700, 1024, 1025, 4096, 4097, 8192, 8193, 20000}) {
     const std::uint64_t count = std::max<std::uint64_t>(1, 40000 / len);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(count, len), true, {}, 100 + len,
                                "uniform length " + std::to_string(len));
@@ -156,6 +161,18 @@ TEST_CASE(segments_uniform_routes, true) {
   check_batch<std::uint64_t, std::uint64_t>(std::vector<std::uint64_t>(133, 12345), true, desc, 9,
                                             "u64/u64 uniform 133 x 12345 descending");
   check_batch<std::uint8_t, std::uint32_t>(std::vector<std::uint64_t>(150, 8200), true, {}, 10, "u8 uniform 150 x 8200");
+}
+
+/// Every kernel once, on small inputs (the compute-sanitizer set, with
+/// segments_graph_capture for the long route).
+TEST_CASE(segments_small, true) {
+  std::vector<std::uint64_t> l = {0, 1, 2, 7, 31, 32, 33, 500, 1024, 1025, 3000, 4097, 8192, 0, 9000};
+  check_batch<std::uint32_t>(l, false, {}, 21, "small u32 offsets");
+  options desc;
+  desc.direction = order::descending;
+  check_batch<std::uint64_t, std::uint64_t, std::uint64_t>(l, false, desc, 22, "small u64/u64 offsets descending");
+  check_batch<float>(std::vector<std::uint64_t>(100, 12), true, {}, 23, "small f32 uniform 12");
+  check_batch<std::uint16_t, std::uint8_t>(std::vector<std::uint64_t>(3, 3000), true, {}, 24, "small u16/u8 uniform 3000");
 }
 
 TEST_CASE(segments_graph_capture, true) {

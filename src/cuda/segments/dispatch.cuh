@@ -19,7 +19,7 @@ namespace radix::cuda_detail {
 /// alternates with it).
 struct segmented_workspace {
   core::workspace_layout layout{device_alignment};
-  int counts = -1, small = -1, large = -1, longer = -1, huge = -1;
+  int counts = -1, block[3] = {-1, -1, -1}, longer = -1, huge = -1;
   int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
 };
 
@@ -44,8 +44,9 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
   const std::uint64_t count = segs.count;
   w.counts = w.layout.add("counters", bin_counters * sizeof(unsigned));
   if (!uniform) {
-    w.small = w.layout.add("small segments", std::min(count, n / (T::tiny + 1)) * 4);
-    w.large = w.layout.add("large segments", std::min(count, n / (T::small_tile + 1)) * 4);
+    w.block[0] = w.layout.add("small segments", std::min(count, n / (T::tiny + 1)) * 4);
+    w.block[1] = w.layout.add("mid segments", std::min(count, n / (T::small_tile + 1)) * 4);
+    w.block[2] = w.layout.add("large segments", std::min(count, n / (T::mid_tile + 1)) * 4);
     w.longer = w.layout.add("long segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
     w.huge = w.layout.add("huge segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
   }
@@ -126,8 +127,8 @@ void launch_long_route(const segment_params<U, V>& p, const pass_list& passes, c
 
 template <class U, class V, int G>
 void launch_tiny_route(const segment_params<U, V>& p, const segment_reader& r, cudaStream_t s) {
-  constexpr std::uint64_t per_block = 256 / G;
-  const std::uint64_t blocks = std::min<std::uint64_t>((r.count + per_block - 1) / per_block, 132ull * 64);
+  constexpr std::uint64_t per_block = 256 / G * 4;  // (4: the kernel's rounds)
+  const std::uint64_t blocks = std::min<std::uint64_t>((r.count + per_block - 1) / per_block, 8ull * sm_count());
   if (blocks == 0) return;
   tiny_segments_kernel<U, V, G><<<unsigned(blocks), 256, 0, s>>>(p, r);
   RADIX_CUDA_CHECK_LAUNCH("radix tiny_segments_kernel");
@@ -217,10 +218,12 @@ void segmented_sort(const segmented_job<U, V>& job) {
       if (L <= T::tiny) return launch_tiny_uniform<U, V>(sp, r, L, s);
       if (L <= T::small_tile)
         return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count, s);
+      if (L <= T::mid_tile)
+        return launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, nullptr, nullptr, r.count, s);
       if (L <= T::large_tile)
         return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count, s);
       if (w.onesweep < 0)
-        return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + 4, key_alt0, key_alt1, value_alt,
+        return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + 5, key_alt0, key_alt1, value_alt,
                                        r.count, s);
       for (std::uint64_t i = 0; i < r.count; ++i) onesweep_one(i * L, (i + 1) * L);
       return;
@@ -235,8 +238,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
                              "(longer segments are sized on the host); sort outside the capture");
     segment_bins bins;
     bins.counts = counts;
-    bins.small = reinterpret_cast<std::uint32_t*>(at[w.small]);
-    bins.large = reinterpret_cast<std::uint32_t*>(at[w.large]);
+    for (int c = 0; c < 3; ++c) bins.block[c] = reinterpret_cast<std::uint32_t*>(at[w.block[c]]);
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
     bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
     bins.huge_min = captured ? 0xFFFFFFFFull : huge_min(n);
@@ -245,18 +247,20 @@ void segmented_sort(const segmented_job<U, V>& job) {
     bin_segments_kernel<<<unsigned(bin_blocks), 256, 0, s>>>(r, bins);
     RADIX_CUDA_CHECK_LAUNCH("radix bin_segments_kernel");
     launch_tiny_route<U, V, 32>(sp, r, s);
-    launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, bins.small, counts + 0,
+    launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, bins.block[0], counts + 0,
                                                                std::min(r.count, n / (T::tiny + 1)), s);
-    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, bins.large, counts + 1,
-                                                               std::min(r.count, n / (T::small_tile + 1)), s);
+    launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, bins.block[1], counts + 1,
+                                                           std::min(r.count, n / (T::small_tile + 1)), s);
+    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, bins.block[2], counts + 2,
+                                                               std::min(r.count, n / (T::mid_tile + 1)), s);
     if (n <= T::large_tile) return;  // no segment can be longer
-    launch_long_route<U, V>(sp, passes, r, bins.longer, counts + 2, counts + 4, key_alt0, key_alt1, value_alt,
+    launch_long_route<U, V>(sp, passes, r, bins.longer, counts + 3, counts + 5, key_alt0, key_alt1, value_alt,
                             std::min(r.count, n / (T::large_tile + 1)), s);
     if (captured) return;
 
     // The huge segments: their bounds come back to the host to size Onesweep.
     unsigned count_huge = 0;
-    RADIX_CUDA_CHECK(cudaMemcpyAsync(&count_huge, counts + 3, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(&count_huge, counts + 4, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
     RADIX_CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<segment_range> huge(count_huge);
     if (count_huge) {

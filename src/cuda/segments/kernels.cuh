@@ -35,27 +35,28 @@ struct segment_range {
 /// the long ones (one block each, in global memory) and the huge ones
 /// (Onesweep). counts[] is zeroed before it runs.
 struct segment_bins {
-  unsigned* counts = nullptr;        ///< [0] small, [1] large, [2] long, [3] huge list; [4] long segments taken
-  std::uint32_t* small = nullptr;    ///< segment ids of length in (tiny, small_tile]
-  std::uint32_t* large = nullptr;    ///< segment ids of length in (small_tile, large_tile]
-  segment_range* longer = nullptr;   ///< bounds of the segments in (large_tile, huge_min]
+  /// [0..2] the block lists, [3] long, [4] huge; [5] the long route's ticket
+  unsigned* counts = nullptr;
+  std::uint32_t* block[3] = {};      ///< segment ids of length in (tiny, small], (small, mid], (mid, large tile]
+  segment_range* longer = nullptr;   ///< bounds of the segments in (large tile, huge_min]
   segment_range* huge = nullptr;     ///< bounds of the segments above huge_min
   std::uint64_t huge_min = 0;
 };
-constexpr int bin_counters = 5;
+constexpr int bin_counters = 6;
 
 /// One thread per segment: appends it to the list of its route. The order
 /// within a list varies from run to run; each segment is sorted alone, so
 /// the result does not. (Internal linkage: each key width's file has a copy.)
 static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_reader r, const segment_bins bins) {
+  using T = segment_tiers;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < r.count; s += stride) {
     const std::uint64_t b = r.begin(s), e = r.begin(s + 1), len = e - b;
-    if (len <= segment_tiers::tiny) continue;
-    if (len <= segment_tiers::small_tile) bins.small[atomicAdd(&bins.counts[0], 1u)] = std::uint32_t(s);
-    else if (len <= segment_tiers::large_tile) bins.large[atomicAdd(&bins.counts[1], 1u)] = std::uint32_t(s);
-    else if (len <= bins.huge_min) bins.longer[atomicAdd(&bins.counts[2], 1u)] = segment_range{b, e};
-    else bins.huge[atomicAdd(&bins.counts[3], 1u)] = segment_range{b, e};
+    if (len <= T::tiny) continue;
+    const int c = len <= T::small_tile ? 0 : len <= T::mid_tile ? 1 : len <= T::large_tile ? 2 : 3;
+    if (c < 3) bins.block[c][atomicAdd(&bins.counts[c], 1u)] = std::uint32_t(s);
+    else if (len <= bins.huge_min) bins.longer[atomicAdd(&bins.counts[3], 1u)] = segment_range{b, e};
+    else bins.huge[atomicAdd(&bins.counts[4], 1u)] = segment_range{b, e};
   }
 }
 
@@ -80,41 +81,49 @@ __device__ __forceinline__ U shuffle(U x, int lane, int width) {
 /// segment of at most G keys in registers. Lane i's place is the number of
 /// keys that order before its key, ties broken by position (stable), found
 /// with G shuffles; then every lane writes its key (and value) there.
-/// Segments longer than G are left to the other routes. Every lane of a warp
-/// runs the same iterations (the shuffles need the whole warp).
-template <class U, class V, int G>
+/// Segments longer than G are left to the other routes. Each warp loads
+/// `Rounds` groups of segments before ranking any (loads in flight together:
+/// one segment a group is latency-bound), and every lane of a warp runs the
+/// same iterations (the shuffles need the whole warp).
+template <class U, class V, int G, int Rounds = 4>
 __global__ void __launch_bounds__(256) tiny_segments_kernel(const segment_params<U, V> p, const segment_reader r) {
   static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "a power-of-two group of lanes");
   constexpr bool has_values = !std::is_same_v<V, no_value>;
   constexpr std::uint64_t per_warp = 32 / G;
   const unsigned lane = threadIdx.x & 31u, member = lane % G;
   const std::uint64_t warp = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * (blockDim.x / 32) * per_warp;
-  for (std::uint64_t first = warp * per_warp; first < r.count; first += stride) {
-    const std::uint64_t s = first + lane / G;
-    std::uint64_t b = 0, len = 0;
-    if (s < r.count) b = r.begin(s), len = r.begin(s + 1) - b;
-    const bool ours = len >= 1 && len <= std::uint64_t(G);
-    const bool mine = ours && member < len;
-    U k = 0, o = U(~U(0));
-    V v{};
-    if (mine) {
-      k = p.keys[b + member];
-      o = U(p.codec(k) & p.range_mask);
-      if constexpr (has_values)
-        if (p.mode == sort_mode::pairs) v = p.values[b + member];
-    }
-    unsigned place = 0;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (blockDim.x / 32);
+  for (std::uint64_t first = warp * per_warp * Rounds; first < r.count; first += warps * per_warp * Rounds) {
+    std::uint64_t b[Rounds], len[Rounds];
+    U k[Rounds], o[Rounds];
+    V v[has_values ? Rounds : 1];
 #pragma unroll
-    for (int j = 0; j < G; ++j) {
-      const U oj = shuffle(o, j, G);
-      place += unsigned(std::uint64_t(j) < len && (oj < o || (oj == o && unsigned(j) < member)));
+    for (int j = 0; j < Rounds; ++j) {
+      const std::uint64_t s = first + j * per_warp + lane / G;
+      b[j] = 0, len[j] = 0, k[j] = 0, o[j] = U(~U(0));
+      if (s < r.count) b[j] = r.begin(s), len[j] = r.begin(s + 1) - b[j];
+      if (len[j] > std::uint64_t(G)) len[j] = 0;  // another route's
+      if (member < len[j]) {
+        k[j] = p.keys[b[j] + member];
+        o[j] = U(p.codec(k[j]) & p.range_mask);
+        if constexpr (has_values)
+          if (p.mode == sort_mode::pairs) v[j] = p.values[b[j] + member];
+      }
     }
-    if (!mine) continue;
-    if (p.mode != sort_mode::argsort) p.keys[b + place] = k;
-    if constexpr (has_values) {
-      if (p.mode == sort_mode::pairs) p.values[b + place] = v;
-      else p.values[b + place] = index_value<V>(member);
+#pragma unroll
+    for (int j = 0; j < Rounds; ++j) {
+      unsigned place = 0;
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        const U oi = shuffle(o[j], i, G);
+        place += unsigned(std::uint64_t(i) < len[j] && (oi < o[j] || (oi == o[j] && unsigned(i) < member)));
+      }
+      if (member >= len[j]) continue;
+      if (p.mode != sort_mode::argsort) p.keys[b[j] + place] = k[j];
+      if constexpr (has_values) {
+        if (p.mode == sort_mode::pairs) p.values[b[j] + place] = v[j];
+        else p.values[b[j] + place] = index_value<V>(member);
+      }
     }
   }
 }

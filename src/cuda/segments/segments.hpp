@@ -6,6 +6,7 @@
 //   <= segment_tiers::tiny        : a group of lanes of one warp, in registers
 //                                   (rank = keys before it, by comparison)
 //   <= segment_tiers::small_tile  : one block of the small shape, in shared memory
+//   <= segment_tiers::mid_tile    : one block of the mid shape, in shared memory
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
 //   long                          : one block, LSD in global memory, tile by tile
 //   huge                          : Onesweep on the segment alone (all the GPU)
@@ -38,6 +39,10 @@ struct segment_tiers {
   /// 8-bit digit), with few empty rounds for segments of a few hundred keys.
   static constexpr int small_threads = 256, small_items = 4;
   static constexpr std::uint64_t small_tile = std::uint64_t(small_threads) * small_items;
+  /// 256 threads x 16 keys: a few thousand keys with a quarter of the large
+  /// shape's shared memory, so three or more blocks share an SM.
+  static constexpr int mid_threads = 256, mid_items = 16;
+  static constexpr std::uint64_t mid_tile = std::uint64_t(mid_threads) * mid_items;
   /// 512 threads x 16 keys: 8192 keys, whose two key buffers, ranks and
   /// origins fit one block's shared memory on sm_90 for 8-byte keys and values.
   static constexpr int large_threads = 512, large_items = 16;

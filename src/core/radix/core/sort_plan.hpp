@@ -61,7 +61,7 @@ struct engine_caps {
 /// aligned_total().
 class workspace_layout {
  public:
-  static constexpr int max_slices = 8;
+  static constexpr int max_slices = 12;
 
   /// `alignment`: a power of two. 64 (a cache line) keeps host threads off
   /// each other's slices; device memory uses 256, the allocation granule of
