@@ -75,6 +75,8 @@ struct request_args {
   int begin_bit, end_bit;
   std::string engine;
   unsigned threads;
+  /// Rows of a matrix: segment_count segments of segment_length each (0: one array).
+  std::uint64_t segment_count = 0, segment_length = 0;
 };
 
 radix::sort_request make(const request_args& a) {
@@ -93,6 +95,7 @@ radix::sort_request make(const request_args& a) {
   r.opts.end_bit = a.end_bit;
   r.opts.use = engine_of(a.engine);
   r.opts.threads = a.threads;
+  if (a.segment_length) r.segs = radix::segments::uniform(a.segment_count, a.segment_length);
   return r;
 }
 
@@ -150,7 +153,9 @@ NB_MODULE(_core, m) {
       .def_rw("begin_bit", &request_args::begin_bit)
       .def_rw("end_bit", &request_args::end_bit)
       .def_rw("engine", &request_args::engine)
-      .def_rw("threads", &request_args::threads);
+      .def_rw("threads", &request_args::threads)
+      .def_rw("segment_count", &request_args::segment_count)
+      .def_rw("segment_length", &request_args::segment_length);
 
   m.def(
       "host_sort",

@@ -81,10 +81,10 @@ def _run(fw, device, req):
     del ws
 
 
-def _flat_input(fw, a, axis):
-    """The 1-D array the sort reads, under NumPy's axis rules."""
+def _axis_of(a, axis):
+    """The sort axis under NumPy's rules, as a non-negative int (None: flatten)."""
     if axis is None:
-        return a.reshape(-1) if fw.is_contiguous(a) else fw.contiguous_flat(a)
+        return None
     ndim = len(a.shape)
     try:
         axis = operator.index(axis)
@@ -94,11 +94,82 @@ def _flat_input(fw, a, axis):
         raise ValueError("stable_radix: axis given for a 0-d array; use axis=None")
     if not -ndim <= axis < ndim:
         raise ValueError(f"stable_radix: axis {axis} is out of bounds for an array of {ndim} dimensions")
-    if ndim > 1:
-        raise ValueError(
-            f"stable_radix: sorting along an axis of a {ndim}-d array needs the batched sort, which is not in this "
-            "version; pass a 1-d array or axis=None (flattens)")
+    return axis % ndim
+
+
+def _flat_input(fw, a, axis):
+    """The 1-D array the sort reads, under NumPy's axis rules (1-d input, or axis=None)."""
+    ax = _axis_of(a, axis)
+    if ax is None:
+        return a.reshape(-1) if fw.is_contiguous(a) else fw.contiguous_flat(a)
+    if len(a.shape) > 1:
+        raise ValueError(f"stable_radix: this function sorts along an axis of 1-d arrays only (got {len(a.shape)}-d); "
+                         "pass axis=None to flatten")
     return a
+
+
+class _Rows:
+    """An n-d array seen as rows along its sort axis: a C-contiguous copy with
+    that axis last, whose rows are the segments of one batched sort."""
+
+    def __init__(self, fw, a, axis):
+        self.fw, self.axis, self.ndim = fw, axis, len(a.shape)
+        self.moved = a if axis == self.ndim - 1 else fw.moveaxis(a, axis, -1)
+        self.shape = tuple(int(x) for x in self.moved.shape)
+        self.length = self.shape[-1]
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.count = self.size // self.length if self.length else 0
+
+    def request(self, req):
+        req.segment_count, req.segment_length = self.count, self.length
+        return req
+
+    def back(self, x):
+        """A (moved-shaped) result with the sort axis back in its place, C-contiguous."""
+        x = x.reshape(self.shape)
+        return x if self.axis == self.ndim - 1 else self.fw.contiguous(self.fw.moveaxis(x, -1, self.axis))
+
+
+def _sort_rows(fw, arr, to_user, axis, opts, out, return_indices, index_dtype):
+    """sort along an axis of an n-d array: every row sorted on its own, in one batched sort."""
+    rows = _Rows(fw, arr, axis)
+    kind = key_kind_of(fw, arr.dtype)
+    device = fw.device_of(arr)
+    eng = opts.engine_for(device)
+    res = fw.empty(rows.shape, arr.dtype, device)
+    if rows.size:
+        fw.copy_(res, rows.moved)
+    work = rows.length > 1 or opts.begin_bit or opts.end_bit != -1
+    if return_indices:
+        idt = _index_dtype(index_dtype)
+        as_fw = (lambda d: fw.index_dtype(d)) if hasattr(fw, "index_dtype") else (lambda d: np.dtype(d))
+        if idt == np.int32 and rows.length > 2**31 - 1:
+            raise ValueError(f"stable_radix: int32 indices cannot number rows of {rows.length}; use index_dtype=int64")
+        carried = np.dtype(np.int32) if rows.length <= 2**31 - 1 else np.dtype(np.int64)
+        idx = fw.row_positions(rows.count, rows.length, as_fw(carried), device)
+        if rows.size and work:
+            req = rows.request(_request("pairs", kind, rows.size, opts, eng))
+            req.keys, req.values, req.value_bytes = fw.pointer(res), fw.pointer(idx), carried.itemsize
+            _run(fw, device, req)
+        if carried != idt:
+            idx = fw.astype(idx, as_fw(idt))
+        result = (rows.back(res), rows.back(idx))
+    else:
+        if rows.size and work:
+            req = rows.request(_request("keys", kind, rows.size, opts, eng))
+            req.keys = fw.pointer(res)
+            _run(fw, device, req)
+        result = (rows.back(res),)
+    if out is None:
+        return tuple(to_user(x) for x in result) if return_indices else to_user(result[0])
+    outs = tuple(out) if return_indices else (out,)
+    if return_indices and len(outs) != 2:
+        raise ValueError("stable_radix: with return_indices, out must be a pair (values, indices)")
+    for o, x, what in zip(outs, result, ("out[0]", "out[1]") if return_indices else ("out",)):
+        o_arr = ingest(o)[1]
+        _check_out(fw, o_arr, tuple(arr.shape), x.dtype, device, what)
+        fw.copy_(o_arr, x)
+    return out
 
 
 def _check_out(fw, out, shape, dtype, device, what="out"):
@@ -143,8 +214,8 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
        __cuda_array_interface__ or the buffer protocol; the result has its
        type and device. Structured NumPy arrays sort by their fields in order
        (as sort_records with every field).
-    axis: -1 or 0 for 1-d input; None flattens. Other axes of n-d arrays
-       need the batched sort (not yet): ValueError.
+    axis: the axis to sort along (default the last; None flattens). Every
+       row along it is sorted on its own, all in one batched sort.
     engine: 'auto' (host arrays: the CPU engine; CUDA arrays: the CUDA
        engine), 'cpu', 'cuda' (host arrays too, through the GPU), 'opencl'.
     descending: largest first; equal keys stay in input order.
@@ -161,6 +232,10 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
        they fit and widens them once.
     """
     fw, arr, to_user = ingest(a)
+    ax = _axis_of(arr, axis)
+    if ax is not None and len(arr.shape) > 1 and not getattr(arr.dtype, "names", None):
+        return _sort_rows(fw, arr, to_user, ax, _Options(engine, descending, float_order, begin_bit, end_bit, threads),
+                          out, return_indices, index_dtype)
     if return_indices:
         return _sort_with_indices(fw, arr, to_user, axis, index_dtype, out,
                                   _Options(engine, descending, float_order, begin_bit, end_bit, threads))
@@ -233,12 +308,16 @@ def argsort(a, axis=-1, *, index_dtype=np.int64, engine="auto", descending=False
             float_order="numeric", begin_bit=0, end_bit=None, threads=0):
     """The stable sorting permutation of `a`, like numpy.argsort(kind='stable'):
     a[result] is sorted. index_dtype is int64 (default) or int32 (needs
-    len(a) <= 2^31 - 1). Other arguments as for sort; `out` receives the
-    indices."""
+    len(a) <= 2^31 - 1). Along an axis of an n-d array, each row's indices
+    number positions along that axis (numpy.take_along_axis(a, result, axis)
+    is sorted). Other arguments as for sort; `out` receives the indices."""
     fw, arr, to_user = ingest(a)
     idt = _index_dtype(index_dtype)
     opts = _Options(engine, descending, float_order, begin_bit, end_bit, threads)
     kind = key_kind_of(fw, arr.dtype)
+    ax = _axis_of(arr, axis)
+    if ax is not None and len(arr.shape) > 1:
+        return _argsort_rows(fw, arr, to_user, ax, idt, opts, out)
     src = _flat_input(fw, arr, axis)
     if not fw.is_contiguous(src):
         src = fw.contiguous_flat(src)
@@ -257,6 +336,29 @@ def argsort(a, axis=-1, *, index_dtype=np.int64, engine="auto", descending=False
     req.keys, req.indices, req.index_bytes = fw.pointer(src), fw.pointer(res), idt.itemsize
     _run(fw, device, req)
     return out if out is not None else to_user(res)
+
+
+def _argsort_rows(fw, arr, to_user, axis, idt, opts, out):
+    rows = _Rows(fw, arr, axis)
+    if idt == np.int32 and rows.length > 2**31 - 1:
+        raise ValueError(f"stable_radix: int32 indices cannot number rows of {rows.length}; use index_dtype=int64")
+    kind = key_kind_of(fw, arr.dtype)
+    device = fw.device_of(arr)
+    eng = opts.engine_for(device)
+    src = fw.contiguous(rows.moved)
+    fw_idt = fw.index_dtype(idt) if hasattr(fw, "index_dtype") else idt
+    res = fw.empty(rows.shape, fw_idt, device)
+    if rows.size:
+        req = rows.request(_request("argsort", kind, rows.size, opts, eng))
+        req.keys, req.indices, req.index_bytes = fw.pointer(src), fw.pointer(res), idt.itemsize
+        _run(fw, device, req)
+    result = rows.back(res)
+    if out is None:
+        return to_user(result)
+    o_arr = ingest(out)[1]
+    _check_out(fw, o_arr, tuple(arr.shape), fw_idt, device)
+    fw.copy_(o_arr, result)
+    return out
 
 
 def sort_by_key(keys, *values, engine="auto", descending=False, out=None, float_order="numeric", begin_bit=0,

@@ -133,6 +133,17 @@ class Framework:
     def shares_memory(self, a, b):
         return self.pointer(a) == self.pointer(b)
 
+    def moveaxis(self, a, src, dst):
+        return self.mod.moveaxis(a, src, dst)
+
+    def contiguous(self, a):
+        """A C-contiguous array of a's shape: a itself, or a copy on its device."""
+        return self.mod.ascontiguousarray(a)
+
+    def row_positions(self, rows, length, dtype, device):
+        """A (rows, length) array whose every row is 0, 1, ..., length - 1."""
+        return self.contiguous(self.mod.broadcast_to(self.arange(length, dtype, device), (rows, length)))
+
 
 class NumpyFramework(Framework):
     name = "numpy"
@@ -215,6 +226,15 @@ class TorchFramework(Framework):
     def index_dtype(self, np_dtype):
         return {np.dtype(np.int64): self.mod.int64, np.dtype(np.int32): self.mod.int32}[np.dtype(np_dtype)]
 
+    def moveaxis(self, a, src, dst):
+        return a.movedim(src, dst)
+
+    def contiguous(self, a):
+        return a.contiguous()
+
+    def row_positions(self, rows, length, dtype, device):
+        return self.arange(length, dtype, device).expand(rows, length).contiguous()
+
     def shares_memory(self, a, b):
         return a.data_ptr() == b.data_ptr()
 
@@ -262,6 +282,15 @@ class CupyFramework(Framework):
     def astype(self, a, dtype):
         with self.mod.cuda.Device(a.device.id):
             return a.astype(dtype)
+
+    def contiguous(self, a):
+        with self.mod.cuda.Device(a.device.id):
+            return self.mod.ascontiguousarray(a)
+
+    def row_positions(self, rows, length, dtype, device):
+        with self.mod.cuda.Device(device):
+            return self.mod.ascontiguousarray(self.mod.broadcast_to(self.mod.arange(length, dtype=dtype),
+                                                                    (rows, length)))
 
 
 

@@ -8,8 +8,13 @@ over n and the ratio peer time / stable_radix time (above 1: stable_radix
 is faster); with matplotlib installed, --plot FILE writes a PNG of
 throughput over n.
 
+Rows (--rows, --host-rows): sort along the last axis of a matrix, each row
+on its own (the batched sort), against torch.sort(dim=-1) with its int64
+indices, cupy.sort(axis=-1) and numpy.sort(axis=-1).
+
     python -m stable_radix.bench                       # host up to 2^24, GPU up to 2^28
     python -m stable_radix.bench --gpu-log2 16,20,24,28 --cpu-log2 20,24 --plot bench.png
+    python -m stable_radix.bench --rows 262144x1024,1024x262144 --no-cpu
 """
 from __future__ import annotations
 
@@ -154,6 +159,68 @@ def bench_cupy(res, sizes, reps, torch, cupy):
             del x, out
 
 
+class RowResults:
+    """Rows of (series, shape, peer name, peer ms, ours name, ours ms)."""
+
+    def __init__(self):
+        self.rows = []
+
+    def add(self, series, shape, peer, t_peer, ours, t_ours):
+        self.rows.append((series, shape, peer, t_peer, ours, t_ours))
+        print(f"  {series} {shape[0]}x{shape[1]}: {peer} {t_peer:.3f} ms, {ours} {t_ours:.3f} ms, "
+              f"ratio {t_peer / t_ours:.2f}", file=sys.stderr)
+
+    def print_tables(self):
+        for series in dict.fromkeys(r[0] for r in self.rows):
+            rows = [r for r in self.rows if r[0] == series]
+            peer, ours = rows[0][2], rows[0][4]
+            print(f"\n### {series}\n")
+            print(f"| rows x length | {peer} ms | {ours} ms | ratio |")
+            print("|---|---|---|---|")
+            for _, (r, c), _, tp, _, to in rows:
+                print(f"| {r} x {c} | {tp:.3f} | {to:.3f} | {tp / to:.2f} |")
+
+
+def _shapes(text):
+    return [tuple(int(x) for x in item.split("x")) for item in text.split(",") if item]
+
+
+def bench_rows_host(res, shapes, reps):
+    rng = np.random.default_rng(5)
+    for r, c in shapes:
+        m = rng.random((r, c), dtype=np.float32)
+        res.add("host float32 rows: numpy.sort(axis=-1) (default kind) vs sort(axis=-1)", (r, c), "numpy.sort",
+                _cpu_time(lambda: np.sort(m, axis=-1), reps), "sort", _cpu_time(lambda: sr.sort(m, axis=-1), reps))
+
+
+def bench_rows_gpu(res, shapes, reps, torch, cupy):
+    g = torch.Generator(device="cuda").manual_seed(4)
+    for r, c in shapes:
+        x = torch.randn((r, c), device="cuda", generator=g)
+        v, i = torch.empty_like(x), torch.empty((r, c), dtype=torch.int64, device="cuda")
+        res.add("torch float32 rows: torch.sort(dim=-1) (values + int64 indices) vs sort(axis=-1, return_indices=True)",
+                (r, c), "torch.sort", _gpu_time(lambda: torch.sort(x, dim=-1), reps, torch), "sort",
+                _gpu_time(lambda: sr.sort(x, axis=-1, return_indices=True, out=(v, i)), reps, torch))
+        res.add("torch float32 rows: torch.sort(dim=-1, stable=True) vs sort(axis=-1, return_indices=True)",
+                (r, c), "torch.sort stable", _gpu_time(lambda: torch.sort(x, dim=-1, stable=True), reps, torch),
+                "sort", _gpu_time(lambda: sr.sort(x, axis=-1, return_indices=True, out=(v, i)), reps, torch))
+        del v, i
+        if cupy is not None:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                stream = cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+            with stream:
+                y = cupy.from_dlpack(x)
+                out = cupy.empty_like(y)
+                res.add("cupy float32 rows: cupy.sort(axis=-1) vs sort(axis=-1)", (r, c), "cupy.sort",
+                        _gpu_time(lambda: cupy.sort(y, axis=-1), reps, torch), "sort",
+                        _gpu_time(lambda: sr.sort(y, axis=-1, out=out), reps, torch))
+                del y, out
+        del x
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m stable_radix.bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -163,13 +230,20 @@ def main(argv=None):
     ap.add_argument("--no-gpu", action="store_true", help="host rows only")
     ap.add_argument("--no-cpu", action="store_true", help="GPU rows only")
     ap.add_argument("--plot", metavar="FILE", help="write a PNG of throughput over n (needs matplotlib)")
+    ap.add_argument("--rows", default="262144x1024,16384x16384,16777216x16,1024x262144",
+                    help="GPU matrices ROWSxLENGTH sorted along the last axis ('' for none; default: the four "
+                         "shapes of 2^28 elements)")
+    ap.add_argument("--host-rows", default="4096x1024,65536x16,16x65536",
+                    help="host matrices sorted along the last axis ('' for none)")
     args = ap.parse_args(argv)
 
     print(f"stable_radix {sr.__version__}, engines {sr.engines()}, numpy {np.__version__}, "
           f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
     res = Results()
+    rows = RowResults()
     if not args.no_cpu:
         bench_host(res, _sizes(args.cpu_log2), args.reps)
+        bench_rows_host(rows, _shapes(args.host_rows), args.reps)
     torch = None
     if args.no_gpu:
         print("GPU rows: skipped (--no-gpu)")
@@ -189,11 +263,14 @@ def main(argv=None):
         try:
             import cupy
         except ImportError:
+            cupy = None
             print("cupy rows: skipped (CuPy is not installed)")
         else:
             print(f"cupy {cupy.__version__}")
             bench_cupy(res, _sizes(args.gpu_log2), args.reps, torch, cupy)
+        bench_rows_gpu(rows, _shapes(args.rows), args.reps, torch, cupy)
     res.print_tables()
+    rows.print_tables()
     if args.plot:
         res.plot(args.plot)
 

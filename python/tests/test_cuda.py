@@ -139,8 +139,8 @@ def test_torch_errors():
         sr.sort_by_key(x, torch.arange(10))
     with pytest.raises(TypeError, match="torch dtype"):
         sr.sort(torch.zeros(3, dtype=torch.complex64, device="cuda"))
-    with pytest.raises(ValueError, match="batched"):
-        sr.sort(torch.zeros(3, 4, device="cuda"))
+    with pytest.raises(ValueError, match="out of bounds"):
+        sr.sort(torch.zeros(3, 4, device="cuda"), axis=2)
     with pytest.raises(ValueError, match="on"):
         sr.sort(x, out=torch.empty(10, dtype=torch.int32))
     if torch.cuda.device_count() > 1:
@@ -203,3 +203,30 @@ def test_numba():
     assert hasattr(got, "__cuda_array_interface__")
     np.testing.assert_array_equal(got.copy_to_host() if hasattr(got, "copy_to_host") else np.asarray(got),
                                   np.sort(host, kind="stable"))
+
+
+@pytest.mark.parametrize("shape", [(1000, 16), (64, 1000), (16, 5000), (9, 20000), (300, 9000), (2, 3, 40)])
+@pytest.mark.parametrize("name", ["float32", "int32", "int64", "bfloat16"])
+def test_torch_sort_along_dim(shape, name):
+    """sort(x, axis) against torch.sort(x, dim, stable=True): every route of
+    the batched sort (tiny rows, rows in shared memory, long rows)."""
+    torch = _torch_cuda()
+    dt = getattr(torch, name)
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = (torch.randn(shape, device="cuda", generator=g) * 50).to(dt)
+    for dim in range(len(shape)):
+        for descending in (False, True):
+            want = torch.sort(x, dim=dim, descending=descending, stable=True)
+            v, i = sr.sort(x, axis=dim, descending=descending, return_indices=True)
+            assert v.is_cuda and v.shape == x.shape
+            assert torch.equal(_bits(torch, v), _bits(torch, want.values))
+            assert torch.equal(i, want.indices)
+            assert torch.equal(sr.argsort(x, axis=dim, descending=descending), want.indices)
+
+
+def test_cupy_sort_along_axis():
+    cupy = _cupy()
+    a = cupy.asarray(rng("cupy axis").integers(-100, 100, size=(50, 300)).astype(np.int32))
+    for axis in (0, 1):
+        assert cupy.array_equal(sr.sort(a, axis=axis), cupy.sort(a, axis=axis))
+        assert cupy.array_equal(sr.argsort(a, axis=axis), cupy.argsort(a, axis=axis))  # few ties: stable or not

@@ -298,8 +298,12 @@ def test_errors():
         sr.sort(np.zeros(3, dtype="datetime64[s]"))
     with pytest.raises(TypeError, match="cannot sort a"):
         sr.sort(object())
-    with pytest.raises(ValueError, match="batched"):
-        sr.sort(np.zeros((3, 4), dtype=np.int32))
+    with pytest.raises(ValueError, match="out of bounds"):
+        sr.sort(np.zeros((3, 4), dtype=np.int32), axis=2)
+    with pytest.raises(ValueError, match="shape"):
+        sr.sort(np.zeros((3, 4), dtype=np.int32), out=np.empty((4, 3), dtype=np.int32))
+    with pytest.raises(ValueError, match="1-d arrays only"):
+        sr.sort(np.zeros((2, 3), dtype=[("a", "<i4")]), axis=1)
     with pytest.raises(ValueError, match="out of bounds"):
         sr.sort(a, axis=1)
     with pytest.raises(ValueError, match="engine"):
@@ -344,3 +348,50 @@ def test_bench_module_runs(capsys):
     bench.main(["--no-gpu", "--cpu-log2", "10", "--reps", "1"])
     out = capsys.readouterr().out
     assert "| 2^10 |" in out and "numpy.sort" in out
+
+
+# ---- along an axis: the batched (segmented) sort, one row at a time -------------
+
+ROW_SHAPES = [(5, 7), (3, 4, 6), (1, 100), (100, 1), (0, 5), (5, 0), (64, 33), (7, 3000), (2, 20000)]
+
+
+def _rows_ref(a, axis, descending):
+    """The reference permutation along an axis: each row's stable order."""
+    moved = np.moveaxis(a, axis, -1)
+    flat = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(0, moved.shape[-1])
+    idx = np.stack([ref_argsort(r, descending) for r in flat]) if flat.shape[0] else np.zeros(flat.shape, np.int64)
+    return np.moveaxis(idx.reshape(moved.shape), -1, axis)
+
+
+@pytest.mark.parametrize("shape", ROW_SHAPES)
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float64, np.int64, np.float16])
+def test_sort_along_axis(shape, dtype):
+    g = rng("axis", shape, np.dtype(dtype).name)
+    a = make(dtype, int(np.prod(shape)), "few_unique" if len(shape) == 2 else "uniform", g).reshape(shape)
+    for axis in range(-len(shape), len(shape)):
+        for descending in (False, True):
+            want_i = _rows_ref(a, axis, descending)
+            want = np.take_along_axis(a, want_i, axis)
+            got = sr.sort(a, axis=axis, descending=descending)
+            assert got.flags.c_contiguous
+            same_bits(got, want)
+            same_bits(sr.argsort(a, axis=axis, descending=descending), want_i)
+            v, i = sr.sort(a, axis=axis, descending=descending, return_indices=True, index_dtype=np.int32)
+            same_bits(v, want)
+            same_bits(i, want_i.astype(np.int32))
+
+
+def test_sort_along_axis_out_and_engines():
+    a = rng("axis out").integers(0, 1000, size=(40, 50)).astype(np.int32)
+    want = np.sort(a, axis=0, kind="stable")
+    out = np.empty_like(a)
+    assert sr.sort(a, axis=0, out=out) is out
+    same_bits(out, want)
+    b = a.copy()
+    sr.sort(b, axis=1, out=b)  # in place
+    same_bits(b, np.sort(a, axis=1, kind="stable"))
+    oi = np.empty(a.shape, np.int64)
+    sr.argsort(a, axis=0, out=oi)
+    same_bits(oi, np.argsort(a, axis=0, kind="stable"))
+    for e in sr.engines():  # every engine here sorts rows the same way
+        same_bits(sr.sort(a, axis=1, engine=e), np.sort(a, axis=1, kind="stable"))

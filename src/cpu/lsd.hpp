@@ -100,10 +100,17 @@ using workspace_slices = std::array<std::byte*, core::workspace_layout::max_slic
 template <class U, class V>
 lsd_job<U, V> job_of(const core::sort_plan& p, const sort_request& r, const workspace_slices& at);
 
-/// A segmented request (r.segs): every segment sorted on its own, the small
-/// ones spread over the threads, each in one thread's cache (segments.cpp).
+/// A segmented request (r.segs): every segment sorted on its own
+/// (segments.cpp, over lsd_sort_segments).
 template <class U, class V>
 void sort_segments(const core::sort_plan& p, const sort_request& r, std::span<std::byte> ws);
+
+/// Every segment of the whole-array job `whole` sorted on its own: segments
+/// much longer than a thread's share by all threads, one after another; the
+/// others dealt out to the threads, each sorted by one thread in its cache
+/// (lsd_segments.hpp). An index payload numbers positions inside the segment.
+template <class U, class V>
+void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs);
 
 /// Sorts as the job says. Defined in lsd_impl.hpp, instantiated per key width
 /// in lsd_k<bytes>.cpp.
@@ -112,11 +119,14 @@ void lsd_sort(const lsd_job<U, V>& job);
 
 /// The instantiations for keys of type U: every payload core::with_types can
 /// name (nothing, 1-, 2-, 4- or 8-byte values or indices).
-#define RADIX_CPU_INSTANTIATE_LSD(U)                                              \
-  template void lsd_sort<U, no_value>(const lsd_job<U, no_value>&);           \
-  template void lsd_sort<U, std::uint8_t>(const lsd_job<U, std::uint8_t>&);   \
-  template void lsd_sort<U, std::uint16_t>(const lsd_job<U, std::uint16_t>&); \
-  template void lsd_sort<U, std::uint32_t>(const lsd_job<U, std::uint32_t>&); \
-  template void lsd_sort<U, std::uint64_t>(const lsd_job<U, std::uint64_t>&);
+#define RADIX_CPU_INSTANTIATE_LSD_V(U, V)                                       \
+  template void lsd_sort<U, V>(const lsd_job<U, V>&);                         \
+  template void lsd_sort_segments<U, V>(const lsd_job<U, V>&, const segments&);
+#define RADIX_CPU_INSTANTIATE_LSD(U)                 \
+  RADIX_CPU_INSTANTIATE_LSD_V(U, no_value)           \
+  RADIX_CPU_INSTANTIATE_LSD_V(U, std::uint8_t)       \
+  RADIX_CPU_INSTANTIATE_LSD_V(U, std::uint16_t)      \
+  RADIX_CPU_INSTANTIATE_LSD_V(U, std::uint32_t)      \
+  RADIX_CPU_INSTANTIATE_LSD_V(U, std::uint64_t)
 
 }  // namespace radix::cpu

@@ -1,13 +1,15 @@
 // Implementation of lsd_sort (see lsd.hpp for the algorithm). Included only by
 // the per-width instantiation files lsd_k1/2/4/8.cpp. sorter<U, V> is declared
 // in lsd_sorter.hpp and its phases are defined in lsd_scan.hpp, lsd_passes.hpp,
-// lsd_hybrid.hpp and lsd_bucket.hpp; here are its driver and lsd_sort.
+// lsd_hybrid.hpp, lsd_bucket.hpp and lsd_segments.hpp; here are its driver
+// and lsd_sort.
 #pragma once
 #include "lsd_sorter.hpp"
 #include "lsd_scan.hpp"
 #include "lsd_passes.hpp"
 #include "lsd_hybrid.hpp"
 #include "lsd_bucket.hpp"
+#include "lsd_segments.hpp"
 
 namespace radix::cpu {
 namespace lsd_detail {

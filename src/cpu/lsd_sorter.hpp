@@ -205,6 +205,27 @@ class sorter {
     void tiny(const U* ka, const V* va, U* kf, V* vf, std::uint64_t m);
   };
 
+  // ---- lsd_segments.hpp: a batch of short segments, each in one thread's cache
+ public:
+  /// One thread's sorter of whole segments of the job's arrays: the segment
+  /// is copied into scratch at its offset and sorted there by the hybrid
+  /// route's in-cache bucket sort, which writes it back in order.
+  /// Before segment workers run: what run() sets up that they read.
+  void prepare_segments() {
+    range_mask_ = core::bit_range_mask<U>(job_.begin_bit, job_.end_bit);
+    threads_ = 1;
+  }
+  class segment_worker {
+   public:
+    explicit segment_worker(sorter& s) : s_(s), w_(s, s.policy_.bucket_bytes / (sizeof(U) + (has_value ? sizeof(V) : 0))) {}
+    void sort(std::uint64_t off, std::uint64_t m);
+
+   private:
+    sorter& s_;
+    bucket_worker w_;
+  };
+
+ private:
   lsd_job<U, V> job_;
   const lsd_policy& policy_;
   phase_trace trace_;

@@ -127,8 +127,8 @@ void launch_long_route(const segment_params<U, V>& p, const pass_list& passes, c
 
 template <class U, class V, int G>
 void launch_tiny_route(const segment_params<U, V>& p, const segment_reader& r, cudaStream_t s) {
-  constexpr std::uint64_t per_block = 256 / G * 4;  // (4: the kernel's rounds)
-  const std::uint64_t blocks = std::min<std::uint64_t>((r.count + per_block - 1) / per_block, 8ull * sm_count());
+  constexpr std::uint64_t per_block = 256 / G;
+  const std::uint64_t blocks = std::min<std::uint64_t>((r.count + per_block - 1) / per_block, 64ull * sm_count());
   if (blocks == 0) return;
   tiny_segments_kernel<U, V, G><<<unsigned(blocks), 256, 0, s>>>(p, r);
   RADIX_CUDA_CHECK_LAUNCH("radix tiny_segments_kernel");

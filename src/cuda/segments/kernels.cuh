@@ -81,11 +81,12 @@ __device__ __forceinline__ U shuffle(U x, int lane, int width) {
 /// segment of at most G keys in registers. Lane i's place is the number of
 /// keys that order before its key, ties broken by position (stable), found
 /// with G shuffles; then every lane writes its key (and value) there.
-/// Segments longer than G are left to the other routes. Each warp loads
-/// `Rounds` groups of segments before ranking any (loads in flight together:
-/// one segment a group is latency-bound), and every lane of a warp runs the
-/// same iterations (the shuffles need the whole warp).
-template <class U, class V, int G, int Rounds = 4>
+/// Segments longer than G are left to the other routes. A warp may load
+/// `Rounds` groups of segments before ranking any; every lane of a warp runs
+/// the same iterations (the shuffles need the whole warp). (Four rounds with
+/// a grid of eight blocks an SM measured slower than one round with many
+/// blocks: bench/results.)
+template <class U, class V, int G, int Rounds = 1>
 __global__ void __launch_bounds__(256) tiny_segments_kernel(const segment_params<U, V> p, const segment_reader r) {
   static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "a power-of-two group of lanes");
   constexpr bool has_values = !std::is_same_v<V, no_value>;

@@ -1,0 +1,136 @@
+// CPU LSD sort, segmented: lsd_sort_segments and sorter<U, V>::segment_worker.
+// A batch of independent arrays: the long ones go through the whole sort with
+// all threads, one after another; the others are dealt out to the threads in
+// chunks of about equal element counts, and each is sorted by one thread in
+// its cache (the shortest by insertion; the rest by the hybrid route's
+// bucket sort, which reads the segment from scratch and writes it home).
+#pragma once
+#include <atomic>
+
+#include "lsd_sorter.hpp"
+#include "radix/core/segments.hpp"
+
+namespace radix::cpu {
+namespace lsd_detail {
+
+/// Why these sizes.
+struct segment_constants {
+  /// Up to this length a stable insertion sort straight from the caller's
+  /// buffers beats copying the segment into scratch and counting digits.
+  static constexpr std::uint64_t insertion_max = 32;
+  /// Chunks per thread: enough that a thread finishing early takes more work.
+  static constexpr unsigned chunks_per_thread = 16;
+  /// A segment of at least this many elements, and of more than a chunk,
+  /// is sorted by all threads together (the parallel LSD's per_thread_min).
+  static constexpr std::uint64_t parallel_min = std::uint64_t(1) << 17;
+};
+
+template <class U, class V>
+inline void sorter<U, V>::segment_worker::sort(std::uint64_t off, std::uint64_t m) {
+  const lsd_job<U, V>& j = s_.job_;
+  std::memcpy(j.key_scratch[0] + off, j.keys + off, std::size_t(m) * sizeof(U));
+  if constexpr (has_value) {
+    V* va = j.value_scratch + off;
+    if (j.pay == payload::values) std::memcpy(va, j.values + off, std::size_t(m) * sizeof(V));
+    else
+      for (std::uint64_t i = 0; i < m; ++i) va[i] = V(i);
+  }
+  // Every bit of the range may vary: the bucket sort skips the digits the
+  // whole segment shares after counting them.
+  w_.sort(off, m, j.begin_bit, j.end_bit, core::bit_range_mask<U>(j.begin_bit, j.end_bit));
+}
+
+/// Stable insertion sort of a short segment, in place in the caller's buffers.
+template <class U, class V>
+inline void insertion_sort(const lsd_job<U, V>& j, std::uint64_t off, std::uint64_t m, U mask) {
+  constexpr bool has_value = !std::is_same_v<V, no_value>;
+  U key[segment_constants::insertion_max], ord[segment_constants::insertion_max];
+  V val[has_value ? segment_constants::insertion_max : 1];
+  for (std::uint64_t i = 0; i < m; ++i) {
+    const U k = j.keys[off + i];
+    const U o = U(j.codec(k) & mask);
+    V v{};
+    if constexpr (has_value) v = j.pay == payload::values ? j.values[off + i] : V(i);
+    std::uint64_t p = i;
+    for (; p > 0 && ord[p - 1] > o; --p) {
+      key[p] = key[p - 1], ord[p] = ord[p - 1];
+      if constexpr (has_value) val[p] = val[p - 1];
+    }
+    key[p] = k, ord[p] = o;
+    if constexpr (has_value) val[p] = v;
+  }
+  if (!j.keys_readonly) std::memcpy(j.keys + off, key, std::size_t(m) * sizeof(U));
+  if constexpr (has_value)
+    if (j.pay != payload::none) std::memcpy(j.values + off, val, std::size_t(m) * sizeof(V));
+}
+
+/// The job restricted to elements [b, b + m), sorted by `threads` threads.
+template <class U, class V>
+lsd_job<U, V> sub_job(const lsd_job<U, V>& j, std::uint64_t b, std::uint64_t m, unsigned threads) {
+  lsd_job<U, V> s = j;
+  s.n = m;
+  s.keys += b;
+  s.key_scratch[0] += b;
+  if (s.key_scratch[1]) s.key_scratch[1] += b;
+  if constexpr (!std::is_same_v<V, no_value>) {
+    if (s.values) s.values += b;
+    if (s.value_scratch) s.value_scratch += b;
+  }
+  s.threads = threads;
+  return s;
+}
+
+}  // namespace lsd_detail
+
+template <class U, class V>
+void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs) {
+  using namespace lsd_detail;
+  using C = segment_constants;
+  const std::uint64_t n = whole.n;
+  const core::segment_view v(segs, n);
+  const U mask = core::bit_range_mask<U>(whole.begin_bit, whole.end_bit);
+  const unsigned pool = threads_for(n, whole.threads, 1);
+  const std::uint64_t chunks = std::uint64_t(pool) * C::chunks_per_thread;
+  const std::uint64_t chunk = std::max<std::uint64_t>(1, (n + chunks - 1) / chunks);
+  const std::uint64_t big = std::max(C::parallel_min, chunk + 1);
+
+  // The long segments, each by all threads.
+  if (pool > 1)
+    v.for_each([&](std::uint64_t, std::uint64_t b, std::uint64_t e) {
+      if (e - b >= big) lsd_sort<U, V>(sub_job(whole, b, e - b, whole.threads));
+    });
+
+  // The rest, dealt out by chunks of elements: chunk c owns the segments
+  // that begin in [c * chunk, (c + 1) * chunk).
+  const std::uint64_t count = v.count();
+  auto first_at = [&](std::uint64_t x) {  // the first segment beginning at or after element x
+    if (segs.layout == segment_layout::uniform) return std::min(count, (x + segs.length - 1) / segs.length);
+    std::uint64_t lo = 0, hi = count;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (v.begin(mid) < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  sorter<U, V> shared(whole);
+  shared.prepare_segments();
+  const std::uint64_t nchunks = (n + chunk - 1) / chunk;
+  std::atomic<std::uint64_t> next{0};
+  thread_pool::instance().run(pool, [&](unsigned) {
+    typename sorter<U, V>::segment_worker w(shared);
+    for (std::uint64_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < nchunks;) {
+      const std::uint64_t s1 = first_at(std::min(n, (c + 1) * chunk));
+      std::uint64_t s = first_at(c * chunk);
+      for (std::uint64_t b = v.begin(s); s < s1; ++s) {
+        const std::uint64_t e = v.end(s), m = e - b;
+        if (m <= C::insertion_max) insertion_sort(whole, b, m, mask);
+        else if (pool == 1 || m < big) w.sort(b, m);
+        b = e;
+      }
+    }
+    stream_fence();
+  });
+}
+
+}  // namespace radix::cpu
