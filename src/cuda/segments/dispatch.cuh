@@ -134,23 +134,14 @@ void launch_tiny_route(const segment_params<U, V>& p, const segment_reader& r, c
   RADIX_CUDA_CHECK_LAUNCH("radix tiny_segments_kernel");
 }
 
-template <class U, class V, int N>
-void launch_tiny_rows(const segment_params<U, V>& p, const segment_reader& r, std::uint64_t L, cudaStream_t s) {
-  const std::uint64_t blocks = std::min<std::uint64_t>((r.count + 255) / 256, 64ull * sm_count());
-  if (blocks == 0) return;
-  tiny_rows_kernel<U, V, N><<<unsigned(blocks), 256, 0, s>>>(p, r.count, unsigned(L));
-  RADIX_CUDA_CHECK_LAUNCH("radix tiny_rows_kernel");
-}
-
-/// Uniform segments of length L <= tiny: up to 16, a thread a row (a
-/// sorting network); longer, groups of 32 lanes a row.
+/// Uniform segments of length L <= tiny: groups of the smallest power of two >= L.
 template <class U, class V>
 void launch_tiny_uniform(const segment_params<U, V>& p, const segment_reader& r, std::uint64_t L, cudaStream_t s) {
-  if (L <= 1) return launch_tiny_route<U, V, 1>(p, r, s);  // argsort's zeros
-  if (L <= 2) return launch_tiny_rows<U, V, 2>(p, r, L, s);
-  if (L <= 4) return launch_tiny_rows<U, V, 4>(p, r, L, s);
-  if (L <= 8) return launch_tiny_rows<U, V, 8>(p, r, L, s);
-  if (L <= 16) return launch_tiny_rows<U, V, 16>(p, r, L, s);
+  if (L <= 1) return launch_tiny_route<U, V, 1>(p, r, s);
+  if (L <= 2) return launch_tiny_route<U, V, 2>(p, r, s);
+  if (L <= 4) return launch_tiny_route<U, V, 4>(p, r, s);
+  if (L <= 8) return launch_tiny_route<U, V, 8>(p, r, s);
+  if (L <= 16) return launch_tiny_route<U, V, 16>(p, r, s);
   return launch_tiny_route<U, V, 32>(p, r, s);
 }
 

@@ -129,63 +129,6 @@ __global__ void __launch_bounds__(256) tiny_segments_kernel(const segment_params
   }
 }
 
-/// Uniform tiny rows, length L <= N (a power of two, at most 16): one thread
-/// a row, sorted in registers by a bitonic network over (ordered key,
-/// position) pairs, which have no ties, so the order is stable; positions
-/// past L hold the largest key and sort last. A warp's 32 rows are adjacent,
-/// so its loads and stores stay within a few cache lines.
-template <class U, class V, int N>
-__global__ void __launch_bounds__(256) tiny_rows_kernel(const segment_params<U, V> p, const std::uint64_t count,
-                                                        const unsigned L) {
-  static_assert(N >= 2 && N <= 16 && (N & (N - 1)) == 0, "a power of two up to 16");
-  constexpr bool has_values = !std::is_same_v<V, no_value>;
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < count; s += stride) {
-    const std::uint64_t b = s * L;
-    U k[N], o[N];
-    V v[has_values ? N : 1];
-    unsigned pos[N];
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      pos[i] = unsigned(i);
-      o[i] = U(~U(0));
-      k[i] = 0;
-      if (unsigned(i) < L) {
-        k[i] = p.keys[b + i];
-        o[i] = U(p.codec(k[i]) & p.range_mask);
-        if constexpr (has_values)
-          if (p.mode == sort_mode::pairs) v[i] = p.values[b + i];
-      }
-    }
-#pragma unroll
-    for (int size = 2; size <= N; size <<= 1)
-#pragma unroll
-      for (int stride2 = size >> 1; stride2 > 0; stride2 >>= 1)
-#pragma unroll
-        for (int i = 0; i < N; ++i) {
-          const int j = i ^ stride2;
-          if (j <= i) continue;
-          const bool up = (i & size) == 0;
-          const bool after = o[i] > o[j] || (o[i] == o[j] && pos[i] > pos[j]);  // (i, j) out of ascending order
-          if (after == up) {
-            const U to = o[i]; o[i] = o[j]; o[j] = to;
-            const U tk = k[i]; k[i] = k[j]; k[j] = tk;
-            const unsigned tp = pos[i]; pos[i] = pos[j]; pos[j] = tp;
-            if constexpr (has_values) { const V tv = v[i]; v[i] = v[j]; v[j] = tv; }
-          }
-        }
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      if (unsigned(i) >= L) break;
-      if (p.mode != sort_mode::argsort) p.keys[b + i] = k[i];
-      if constexpr (has_values) {
-        if (p.mode == sort_mode::pairs) p.values[b + i] = v[i];
-        else p.values[b + i] = index_value<V>(pos[i]);
-      }
-    }
-  }
-}
-
 /// Block-sized segments: each block sorts one segment at a time in shared
 /// memory (the single-tile agent: the segment's passes in shared memory,
 /// one read and one write of the data), taking the segments of a list, or
