@@ -78,53 +78,47 @@ __device__ __forceinline__ U shuffle(U x, int lane, int width) {
 }
 
 /// Tiny segments: a group of G lanes (G a power of two, at most 32) sorts a
-/// segment of at most G keys in registers. Lane i's place is the number of
+/// segment of at most G keys in registers, one segment a group at a time (a
+/// version loading four groups' segments before ranking them measured
+/// slower, and so did one thread a row with a sorting network: its loads do
+/// not coalesce). Lane i's place is the number of
 /// keys that order before its key, ties broken by position (stable), found
 /// with G shuffles; then every lane writes its key (and value) there.
-/// Segments longer than G are left to the other routes. A warp may load
-/// `Rounds` groups of segments before ranking any; every lane of a warp runs
-/// the same iterations (the shuffles need the whole warp). (Four rounds with
-/// a grid of eight blocks an SM measured slower than one round with many
-/// blocks: bench/results.)
-template <class U, class V, int G, int Rounds = 1>
+/// Segments longer than G are left to the other routes. Every lane of a warp
+/// runs the same iterations (the shuffles need the whole warp).
+template <class U, class V, int G>
 __global__ void __launch_bounds__(256) tiny_segments_kernel(const segment_params<U, V> p, const segment_reader r) {
   static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "a power-of-two group of lanes");
   constexpr bool has_values = !std::is_same_v<V, no_value>;
   constexpr std::uint64_t per_warp = 32 / G;
   const unsigned lane = threadIdx.x & 31u, member = lane % G;
   const std::uint64_t warp = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const std::uint64_t warps = std::uint64_t(gridDim.x) * (blockDim.x / 32);
-  for (std::uint64_t first = warp * per_warp * Rounds; first < r.count; first += warps * per_warp * Rounds) {
-    std::uint64_t b[Rounds], len[Rounds];
-    U k[Rounds], o[Rounds];
-    V v[has_values ? Rounds : 1];
-#pragma unroll
-    for (int j = 0; j < Rounds; ++j) {
-      const std::uint64_t s = first + j * per_warp + lane / G;
-      b[j] = 0, len[j] = 0, k[j] = 0, o[j] = U(~U(0));
-      if (s < r.count) b[j] = r.begin(s), len[j] = r.begin(s + 1) - b[j];
-      if (len[j] > std::uint64_t(G)) len[j] = 0;  // another route's
-      if (member < len[j]) {
-        k[j] = p.keys[b[j] + member];
-        o[j] = U(p.codec(k[j]) & p.range_mask);
-        if constexpr (has_values)
-          if (p.mode == sort_mode::pairs) v[j] = p.values[b[j] + member];
-      }
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * (blockDim.x / 32) * per_warp;
+  for (std::uint64_t first = warp * per_warp; first < r.count; first += stride) {
+    const std::uint64_t s = first + lane / G;
+    std::uint64_t b = 0, len = 0;
+    if (s < r.count) b = r.begin(s), len = r.begin(s + 1) - b;
+    const bool ours = len >= 1 && len <= std::uint64_t(G);
+    const bool mine = ours && member < len;
+    U k = 0, o = U(~U(0));
+    V v{};
+    if (mine) {
+      k = p.keys[b + member];
+      o = U(p.codec(k) & p.range_mask);
+      if constexpr (has_values)
+        if (p.mode == sort_mode::pairs) v = p.values[b + member];
     }
+    unsigned place = 0;
 #pragma unroll
-    for (int j = 0; j < Rounds; ++j) {
-      unsigned place = 0;
-#pragma unroll
-      for (int i = 0; i < G; ++i) {
-        const U oi = shuffle(o[j], i, G);
-        place += unsigned(std::uint64_t(i) < len[j] && (oi < o[j] || (oi == o[j] && unsigned(i) < member)));
-      }
-      if (member >= len[j]) continue;
-      if (p.mode != sort_mode::argsort) p.keys[b[j] + place] = k[j];
-      if constexpr (has_values) {
-        if (p.mode == sort_mode::pairs) p.values[b[j] + place] = v[j];
-        else p.values[b[j] + place] = index_value<V>(member);
-      }
+    for (int j = 0; j < G; ++j) {
+      const U oj = shuffle(o, j, G);
+      place += unsigned(std::uint64_t(j) < len && (oj < o || (oj == o && unsigned(j) < member)));
+    }
+    if (!mine) continue;
+    if (p.mode != sort_mode::argsort) p.keys[b + place] = k;
+    if constexpr (has_values) {
+      if (p.mode == sort_mode::pairs) p.values[b + place] = v;
+      else p.values[b + place] = index_value<V>(member);
     }
   }
 }
