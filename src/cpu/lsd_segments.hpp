@@ -2,8 +2,8 @@
 // A batch of independent arrays: the long ones go through the whole sort with
 // all threads, one after another; the others are dealt out to the threads in
 // chunks of about equal element counts, and each is sorted by one thread in
-// its cache (the shortest by insertion; the rest by the hybrid route's
-// bucket sort, which reads the segment from scratch and writes it home).
+// its cache by the hybrid route's bucket sort (the shortest in place by its
+// insertion sort; the rest read from scratch and written home).
 #pragma once
 #include <atomic>
 
@@ -15,8 +15,8 @@ namespace lsd_detail {
 
 /// Why these sizes.
 struct segment_constants {
-  /// Up to this length a stable insertion sort straight from the caller's
-  /// buffers beats copying the segment into scratch and counting digits.
+  /// Up to this length a stable insertion sort in place (the bucket sort's
+  /// tiny()) beats copying the segment into scratch and counting digits.
   static constexpr std::uint64_t insertion_max = 32;
   /// Chunks per thread: enough that a thread finishing early takes more work.
   static constexpr unsigned chunks_per_thread = 16;
@@ -28,40 +28,26 @@ struct segment_constants {
 template <class U, class V>
 inline void sorter<U, V>::segment_worker::sort(std::uint64_t off, std::uint64_t m) {
   const lsd_job<U, V>& j = s_.job_;
+  V* vf = nullptr;
+  if constexpr (has_value) vf = j.values + off;
+  U* kf = j.keys_readonly ? nullptr : j.keys + off;
+  if (m <= segment_constants::insertion_max) {
+    // In place: tiny() reads the whole segment before it writes.
+    if constexpr (has_value)
+      if (j.pay == payload::index)
+        for (std::uint64_t i = 0; i < m; ++i) vf[i] = V(i);
+    return w_.tiny(j.keys + off, vf, kf, vf, m);
+  }
   std::memcpy(j.key_scratch[0] + off, j.keys + off, std::size_t(m) * sizeof(U));
   if constexpr (has_value) {
     V* va = j.value_scratch + off;
-    if (j.pay == payload::values) std::memcpy(va, j.values + off, std::size_t(m) * sizeof(V));
+    if (j.pay == payload::values) std::memcpy(va, vf, std::size_t(m) * sizeof(V));
     else
       for (std::uint64_t i = 0; i < m; ++i) va[i] = V(i);
   }
   // Every bit of the range may vary: the bucket sort skips the digits the
   // whole segment shares after counting them.
   w_.sort(off, m, j.begin_bit, j.end_bit, core::bit_range_mask<U>(j.begin_bit, j.end_bit));
-}
-
-/// Stable insertion sort of a short segment, in place in the caller's buffers.
-template <class U, class V>
-inline void insertion_sort(const lsd_job<U, V>& j, std::uint64_t off, std::uint64_t m, U mask) {
-  constexpr bool has_value = !std::is_same_v<V, no_value>;
-  U key[segment_constants::insertion_max], ord[segment_constants::insertion_max];
-  V val[has_value ? segment_constants::insertion_max : 1];
-  for (std::uint64_t i = 0; i < m; ++i) {
-    const U k = j.keys[off + i];
-    const U o = U(j.codec(k) & mask);
-    V v{};
-    if constexpr (has_value) v = j.pay == payload::values ? j.values[off + i] : V(i);
-    std::uint64_t p = i;
-    for (; p > 0 && ord[p - 1] > o; --p) {
-      key[p] = key[p - 1], ord[p] = ord[p - 1];
-      if constexpr (has_value) val[p] = val[p - 1];
-    }
-    key[p] = k, ord[p] = o;
-    if constexpr (has_value) val[p] = v;
-  }
-  if (!j.keys_readonly) std::memcpy(j.keys + off, key, std::size_t(m) * sizeof(U));
-  if constexpr (has_value)
-    if (j.pay != payload::none) std::memcpy(j.values + off, val, std::size_t(m) * sizeof(V));
 }
 
 /// The job restricted to elements [b, b + m), sorted by `threads` threads.
@@ -88,7 +74,6 @@ void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs) {
   using C = segment_constants;
   const std::uint64_t n = whole.n;
   const core::segment_view v(segs, n);
-  const U mask = core::bit_range_mask<U>(whole.begin_bit, whole.end_bit);
   const unsigned pool = threads_for(n, whole.threads, 1);
   const std::uint64_t chunks = std::uint64_t(pool) * C::chunks_per_thread;
   const std::uint64_t chunk = std::max<std::uint64_t>(1, (n + chunks - 1) / chunks);
@@ -124,8 +109,7 @@ void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs) {
       std::uint64_t s = first_at(c * chunk);
       for (std::uint64_t b = v.begin(s); s < s1; ++s) {
         const std::uint64_t e = v.end(s), m = e - b;
-        if (m <= C::insertion_max) insertion_sort(whole, b, m, mask);
-        else if (pool == 1 || m < big) w.sort(b, m);
+        if (pool == 1 || m < big) w.sort(b, m);
         b = e;
       }
     }
