@@ -11,6 +11,18 @@
 
 namespace radix::opencl {
 
+namespace {
+/// The host API's checks. Segmented requests are the host API's alone
+/// (radix::sort_segments sorts them there as two whole-array sorts): a
+/// buffer sort would ignore the segments.
+void validate(const sort_request& req, bool check_pointers) {
+  radix::detail::validate_request(req, check_pointers);
+  if (req.segs.segmented())
+    throw invalid_argument("radix: segments: the OpenCL engine sorts buffers whole; sort batches of host data "
+                           "with radix::sort_segments");
+}
+}  // namespace
+
 std::string engine_info() {
   std::ostringstream s;
   const auto ds = detail::all_devices();
@@ -34,18 +46,18 @@ cl_command_queue host_queue() {
 }
 
 std::size_t workspace_bytes(cl_command_queue queue, const sort_request& req) {
-  radix::detail::validate_request(req, false);
+  validate(req, false);
   return detail::workspace_impl(detail::facts_of(queue), req);
 }
 
 void sort(const sort_request& req, cl_mem workspace, std::size_t workspace_bytes, cl_command_queue queue) {
-  radix::detail::validate_request(req, true);
+  validate(req, true);
   if (!workspace) throw invalid_argument("radix: the OpenCL workspace buffer is null");
   detail::sort_impl(req, queue, workspace, workspace_bytes, nullptr);
 }
 
 void sort(const sort_request& req, cl_command_queue queue, phase_times* profile) {
-  radix::detail::validate_request(req, true);
+  validate(req, true);
   if (profile) *profile = {};
   detail::sort_impl(req, queue, nullptr, 0, profile);
 }
@@ -91,12 +103,12 @@ bool sorter::fit(const sort_request& req) {
 }
 
 void sorter::reserve(const sort_request& req) {
-  radix::detail::validate_request(req, false);
+  validate(req, false);
   fit(req);
 }
 
 void sorter::sort(const sort_request& req) {
-  radix::detail::validate_request(req, true);
+  validate(req, true);
   if (fit(req)) detail::sort_impl(req, queue_, ws_, bytes_, nullptr);
   else detail::sort_impl(req, queue_, nullptr, 0, nullptr);
 }

@@ -615,6 +615,19 @@ TEST(OpenclApi, Errors) {
   o.begin_bit = 40;
   EXPECT_THROW(ocl::sort_keys<std::uint32_t>(K.m, keys.size(), q, o), radix::invalid_argument);
   EXPECT_THROW(ocl::sort_keys<std::uint32_t>(nullptr, keys.size(), q), radix::invalid_argument);
+  // Segments on buffers: refused by name (a buffer sort would ignore them).
+  radix::sort_request seg;
+  seg.op = radix::operation::keys;
+  seg.key = radix::key_desc_of<std::uint32_t>();
+  seg.n = keys.size();
+  seg.keys = K.m;
+  seg.segs = radix::segments::uniform(10, 100);
+  try {
+    ocl::sort(seg, q);
+    ADD_FAILURE() << "a segmented request on a buffer was accepted";
+  } catch (const radix::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sorts buffers whole"), std::string::npos) << e.what();
+  }
   // An out-of-order queue is refused (when the device offers one).
   cl_int err = CL_SUCCESS;
   cl_command_queue ooo =
