@@ -57,26 +57,37 @@ def _gpu_time(fn, reps, torch):
     return statistics.median(times[1:])
 
 
+def _size_text(n):
+    """A 1-d size as 2^k, a matrix shape as ROWS x LENGTH."""
+    return f"{n[0]} x {n[1]}" if isinstance(n, tuple) else f"2^{n.bit_length() - 1}"
+
+
+def _elements(n):
+    return n[0] * n[1] if isinstance(n, tuple) else n
+
+
 class Results:
-    """Rows of (series, n, peer name, peer ms, ours name, ours ms)."""
+    """Rows of (series, n or (rows, length), peer name, peer ms, ours name, ours ms)."""
 
     def __init__(self):
         self.rows = []
 
     def add(self, series, n, peer, t_peer, ours, t_ours):
         self.rows.append((series, n, peer, t_peer, ours, t_ours))
-        print(f"  {series} n=2^{n.bit_length() - 1}: {peer} {t_peer:.3f} ms, {ours} {t_ours:.3f} ms, "
+        print(f"  {series} {_size_text(n)}: {peer} {t_peer:.3f} ms, {ours} {t_ours:.3f} ms, "
               f"ratio {t_peer / t_ours:.2f}", file=sys.stderr)
 
     def print_tables(self):
         for series in dict.fromkeys(r[0] for r in self.rows):
             rows = [r for r in self.rows if r[0] == series]
             peer, ours = rows[0][2], rows[0][4]
+            what = "rows x length" if isinstance(rows[0][1], tuple) else "n"
             print(f"\n### {series}\n")
-            print(f"| n | {peer} ms | {ours} ms | {peer} Mkeys/s | {ours} Mkeys/s | ratio |")
+            print(f"| {what} | {peer} ms | {ours} ms | {peer} Mkeys/s | {ours} Mkeys/s | ratio |")
             print("|---|---|---|---|---|---|")
             for _, n, _, tp, _, to in rows:
-                print(f"| 2^{n.bit_length() - 1} | {tp:.3f} | {to:.3f} | {n / tp / 1e3:.0f} | {n / to / 1e3:.0f} | "
+                m = _elements(n)
+                print(f"| {_size_text(n)} | {tp:.3f} | {to:.3f} | {m / tp / 1e3:.0f} | {m / to / 1e3:.0f} | "
                       f"{tp / to:.2f} |")
 
     def plot(self, path):
@@ -159,28 +170,6 @@ def bench_cupy(res, sizes, reps, torch, cupy):
             del x, out
 
 
-class RowResults:
-    """Rows of (series, shape, peer name, peer ms, ours name, ours ms)."""
-
-    def __init__(self):
-        self.rows = []
-
-    def add(self, series, shape, peer, t_peer, ours, t_ours):
-        self.rows.append((series, shape, peer, t_peer, ours, t_ours))
-        print(f"  {series} {shape[0]}x{shape[1]}: {peer} {t_peer:.3f} ms, {ours} {t_ours:.3f} ms, "
-              f"ratio {t_peer / t_ours:.2f}", file=sys.stderr)
-
-    def print_tables(self):
-        for series in dict.fromkeys(r[0] for r in self.rows):
-            rows = [r for r in self.rows if r[0] == series]
-            peer, ours = rows[0][2], rows[0][4]
-            print(f"\n### {series}\n")
-            print(f"| rows x length | {peer} ms | {ours} ms | ratio |")
-            print("|---|---|---|---|")
-            for _, (r, c), _, tp, _, to in rows:
-                print(f"| {r} x {c} | {tp:.3f} | {to:.3f} | {tp / to:.2f} |")
-
-
 def _shapes(text):
     return [tuple(int(x) for x in item.split("x")) for item in text.split(",") if item]
 
@@ -240,7 +229,7 @@ def main(argv=None):
     print(f"stable_radix {sr.__version__}, engines {sr.engines()}, numpy {np.__version__}, "
           f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
     res = Results()
-    rows = RowResults()
+    rows = Results()
     if not args.no_cpu:
         bench_host(res, _sizes(args.cpu_log2), args.reps)
         bench_rows_host(rows, _shapes(args.host_rows), args.reps)
