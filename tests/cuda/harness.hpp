@@ -68,6 +68,28 @@ struct registrar {
     }                                                                                            \
   } while (0)
 
+/// A device array of n T's, filled from and read back to host vectors.
+template <class T>
+struct dvec {
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit dvec(std::size_t count) : n(count) {
+    if (n) CU(cudaMalloc(&p, n * sizeof(T)));
+  }
+  explicit dvec(const std::vector<T>& h) : dvec(h.size()) { up(h); }
+  ~dvec() {
+    if (p) cudaFree(p);
+  }
+  void up(const std::vector<T>& h) {
+    if (n) CU(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> down() const {
+    std::vector<T> h(n);
+    if (n) CU(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
 /// The tests' random numbers (splitmix64): seeds printed by the cases.
 inline std::uint64_t splitmix(std::uint64_t& s) {
   std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);

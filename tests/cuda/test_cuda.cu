@@ -30,29 +30,6 @@
 using namespace radix;
 namespace cd = radix::cuda_detail;
 
-
-template <class T>
-struct dvec {
-  T* p = nullptr;
-  std::size_t n = 0;
-  explicit dvec(std::size_t count) : n(count) {
-    if (n) CU(cudaMalloc(&p, n * sizeof(T)));
-  }
-  explicit dvec(const std::vector<T>& h) : dvec(h.size()) { up(h); }
-  ~dvec() {
-    if (p) cudaFree(p);
-  }
-  void up(const std::vector<T>& h) {
-    if (n) CU(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  std::vector<T> down() const {
-    std::vector<T> h(n);
-    if (n) CU(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
-
-
 enum class dist { random, sorted, reversed, few_unique, all_equal, low16 };
 static const char* dist_name(dist d) {
   const char* n[] = {"random", "sorted", "reversed", "few_unique", "all_equal", "low16"};

@@ -19,26 +19,6 @@ namespace seg_tests {
 
 using namespace radix;
 
-template <class T>
-struct dbuf {
-  T* p = nullptr;
-  std::size_t n = 0;
-  explicit dbuf(std::size_t count) : n(count) {
-    if (n) CU(cudaMalloc(&p, n * sizeof(T)));
-  }
-  explicit dbuf(const std::vector<T>& h) : dbuf(h.size()) { up(h); }
-  ~dbuf() {
-    if (p) cudaFree(p);
-  }
-  void up(const std::vector<T>& h) {
-    if (n) CU(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  std::vector<T> down() const {
-    std::vector<T> h(n);
-    if (n) CU(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
 
 /// Byte equality (float keys hold NaNs, which == would call different).
 template <class T>
@@ -70,7 +50,7 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   std::vector<O> off{0};
   for (auto l : lengths) off.push_back(O(off.back() + l));
   const std::uint64_t n = off.back(), count = lengths.size();
-  dbuf<O> doff(off);
+  dvec<O> doff(off);
   const segments dsegs = uniform ? segments::uniform(count, count ? lengths[0] : 1) : segments::from_offsets(doff.p, count);
   const segments hsegs = uniform ? dsegs : segments::from_offsets(off.data(), count);
   const auto keys = random_bits<K>(n, seed, seed % 3 == 0);
@@ -83,9 +63,9 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   auto rk = keys;
   radix::sort_segments(std::span<K>(rk), hsegs, on(engine::cpu, o));
   {
-    dbuf<K> dk(keys);
+    dvec<K> dk(keys);
     const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<K>(n, dsegs, o);
-    dbuf<unsigned char> ws(wsb);
+    dvec<unsigned char> ws(wsb);
     radix::cuda::sort_segments(dk.p, n, dsegs, ws.p, wsb, 0, o);
     CU(cudaDeviceSynchronize());
     CHECK_MSG(same(dk.down(), rk), "keys %s", what.c_str());
@@ -95,10 +75,10 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   auto pv = vals;
   radix::sort_segments(std::span<K>(pk), std::span<V>(pv), hsegs, on(engine::cpu, o));
   for (int rep = 0; rep < 2; ++rep) {
-    dbuf<K> dk(keys);
-    dbuf<V> dv(vals);
+    dvec<K> dk(keys);
+    dvec<V> dv(vals);
     const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<K, V>(n, dsegs, o);
-    dbuf<unsigned char> ws(wsb);
+    dvec<unsigned char> ws(wsb);
     radix::cuda::sort_segments(dk.p, dv.p, n, dsegs, ws.p, wsb, 0, o);
     CU(cudaDeviceSynchronize());
     CHECK_MSG(same(dk.down(), pk), "pairs keys %s (run %d)", what.c_str(), rep);
@@ -108,10 +88,10 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   std::vector<std::uint32_t> ri(n);
   radix::argsort_segments(std::span<const K>(keys), std::span<std::uint32_t>(ri), hsegs, on(engine::cpu, o));
   {
-    dbuf<K> dk(keys);
-    dbuf<std::uint32_t> di(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
+    dvec<K> dk(keys);
+    dvec<std::uint32_t> di(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
     const std::size_t wsb = radix::cuda::argsort_segments_workspace_bytes<K, std::uint32_t>(n, dsegs, o);
-    dbuf<unsigned char> ws(wsb);
+    dvec<unsigned char> ws(wsb);
     radix::cuda::argsort_segments(dk.p, di.p, n, dsegs, ws.p, wsb, 0, o);
     CU(cudaDeviceSynchronize());
     CHECK_MSG(same(di.down(), ri), "argsort %s", what.c_str());
@@ -191,15 +171,15 @@ TEST_CASE(segments_graph_capture, true) {
     std::vector<std::uint32_t> off{0};
     for (auto l : lengths) off.push_back(std::uint32_t(off.back() + l));
     const std::uint64_t n = off.back();
-    dbuf<std::uint32_t> doff(off);
+    dvec<std::uint32_t> doff(off);
     const segments segs = uniform ? segments::uniform(lengths.size(), 1000) : segments::from_offsets(doff.p, lengths.size());
     const auto keys = random_bits<std::uint32_t>(n, 77);
     std::vector<std::uint32_t> want(n);
     radix::argsort_segments(std::span<const std::uint32_t>(keys), std::span<std::uint32_t>(want),
                             uniform ? segs : segments::from_offsets(off.data(), lengths.size()), on(engine::cpu, {}));
-    dbuf<std::uint32_t> dk(keys), di(n);
+    dvec<std::uint32_t> dk(keys), di(n);
     const std::size_t wsb = radix::cuda::argsort_segments_workspace_bytes<std::uint32_t, std::uint32_t>(n, segs);
-    dbuf<unsigned char> ws(wsb);
+    dvec<unsigned char> ws(wsb);
     radix::cuda::argsort_segments(dk.p, di.p, n, segs, ws.p, wsb, s);  // warm-up: kernel attributes
     CU(cudaStreamSynchronize(s));
     cudaGraph_t g;
@@ -219,14 +199,14 @@ TEST_CASE(segments_graph_capture, true) {
   {
     std::vector<std::uint32_t> off{0, 10000, 10003, 60000};
     const std::uint64_t n = off.back();
-    dbuf<std::uint32_t> doff(off);
+    dvec<std::uint32_t> doff(off);
     const segments segs = segments::from_offsets(doff.p, 3);
     const auto keys = random_bits<std::uint32_t>(n, 78);
     auto want = keys;
     radix::sort_segments(std::span<std::uint32_t>(want), segments::from_offsets(off.data(), 3), on(engine::cpu, {}));
-    dbuf<std::uint32_t> dk(keys);
+    dvec<std::uint32_t> dk(keys);
     const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<std::uint32_t>(n, segs);
-    dbuf<unsigned char> ws(wsb);
+    dvec<unsigned char> ws(wsb);
     cudaGraph_t g;
     cudaGraphExec_t ge;
     CU(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
