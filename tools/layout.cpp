@@ -140,35 +140,45 @@ std::uint64_t element_hash(const std::byte* p, std::size_t n, std::uint64_t seed
 }
 
 std::uint64_t checksum_seq(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
-                           std::uint64_t count) {
+                           std::uint64_t count, std::uint64_t row, std::uint64_t first) {
+  // The row of element i and its place in that row, kept up to date without a division per element.
+  std::uint64_t r = row ? first / row : 0, in_row = row ? first % row : 0;
   std::uint64_t s = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
-    std::uint64_t h = element_hash(elems + i * elem_bytes, elem_bytes);
+    std::uint64_t h = element_hash(elems + i * elem_bytes, elem_bytes, row ? mix64(r) : 0);
     if (values) h = element_hash(values + i * value_bytes, value_bytes, h);
     s += h;
+    if (row && ++in_row == row) in_row = 0, ++r;
   }
   return s;
 }
 
 std::uint64_t checksum(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
-                       std::uint64_t count) {
+                       std::uint64_t count, std::uint64_t row, std::uint64_t first) {
   std::atomic<std::uint64_t> total{0};
   parallel_chunks(count, [&](std::uint64_t b, std::uint64_t e) {
     total.fetch_add(checksum_seq(elems + b * elem_bytes, elem_bytes, values ? values + b * value_bytes : nullptr,
-                                 value_bytes, e - b));
+                                 value_bytes, e - b, row, first + b));
   });
   return total.load();
 }
 
 std::uint64_t first_unsorted_in(const std::byte* elems, std::size_t elem_bytes, std::uint64_t b, std::uint64_t e,
-                                const normaliser& nz) {
+                                const normaliser& nz, std::uint64_t row) {
   if (b == 0) b = 1;
   if (b >= e) return e;
+  // The next element that starts a row: it is not compared with its predecessor.
+  std::uint64_t row_start = row ? (b + row - 1) / row * row : ~std::uint64_t(0);
+  const auto starts_row = [&](std::uint64_t i) {
+    if (i != row_start) return false;
+    row_start += row;
+    return true;
+  };
   if (nz.numeric()) {
     std::uint64_t prev = nz.key64(elems + (b - 1) * elem_bytes);
     for (std::uint64_t i = b; i < e; ++i) {
       const std::uint64_t cur = nz.key64(elems + i * elem_bytes);
-      if (cur < prev) return i;
+      if (!starts_row(i) && cur < prev) return i;
       prev = cur;
     }
     return e;
@@ -177,16 +187,17 @@ std::uint64_t first_unsorted_in(const std::byte* elems, std::size_t elem_bytes, 
   nz(elems + (b - 1) * elem_bytes, prev.data());
   for (std::uint64_t i = b; i < e; ++i) {
     nz(elems + i * elem_bytes, cur.data());
-    if (std::memcmp(prev.data(), cur.data(), nz.size()) > 0) return i;
+    if (!starts_row(i) && std::memcmp(prev.data(), cur.data(), nz.size()) > 0) return i;
     prev.swap(cur);
   }
   return e;
 }
 
-std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std::uint64_t count, const normaliser& nz) {
+std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std::uint64_t count, const normaliser& nz,
+                             std::uint64_t row) {
   std::atomic<std::uint64_t> first{count};
   parallel_chunks(count, [&](std::uint64_t b, std::uint64_t e) {
-    const std::uint64_t i = first_unsorted_in(elems, elem_bytes, b, e, nz);
+    const std::uint64_t i = first_unsorted_in(elems, elem_bytes, b, e, nz, row);
     if (i == e) return;
     std::uint64_t f = first.load();
     while (i < f && !first.compare_exchange_weak(f, i)) {

@@ -88,19 +88,27 @@ class normaliser {
 /// duplicated or altered (up to hash collisions).
 std::uint64_t element_hash(const std::byte* p, std::size_t n, std::uint64_t seed = 0);
 /// Sum of element hashes over [0, count) on this thread; values may be null.
+/// With row > 0 the elements are rows of `row` elements (elems[0] being
+/// element `first` of the file), and each hash is seeded with its row
+/// number: the checksum of the multiset of (row, element) pairs, which
+/// changes if an element moves to another row.
 std::uint64_t checksum_seq(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
-                           std::uint64_t count);
+                           std::uint64_t count, std::uint64_t row = 0, std::uint64_t first = 0);
 /// Sum of element hashes over [0, count), in parallel; values may be null.
 std::uint64_t checksum(const std::byte* elems, std::size_t elem_bytes, const std::byte* values, std::size_t value_bytes,
-                       std::uint64_t count);
+                       std::uint64_t count, std::uint64_t row = 0, std::uint64_t first = 0);
 
 /// Index of the first element that is out of order (ordered before its
-/// predecessor), or `count` when the sequence is sorted. Parallel.
-std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std::uint64_t count, const normaliser& nz);
+/// predecessor), or `count` when the sequence is sorted. Parallel. With
+/// row > 0 the elements are rows of `row` elements, each in order on its own
+/// (the first element of a row is not compared with the one before it).
+std::uint64_t first_unsorted(const std::byte* elems, std::size_t elem_bytes, std::uint64_t count, const normaliser& nz,
+                             std::uint64_t row = 0);
 /// The same over elements [b, e) of an array, one thread: the first i in
-/// [max(b, 1), e) with elems[i] ordered before elems[i - 1], or e.
+/// [max(b, 1), e) with elems[i] ordered before elems[i - 1] (in the same
+/// row, when row > 0), or e.
 std::uint64_t first_unsorted_in(const std::byte* elems, std::size_t elem_bytes, std::uint64_t b, std::uint64_t e,
-                                const normaliser& nz);
+                                const normaliser& nz, std::uint64_t row = 0);
 
 /// Shared command-line options: --type / --record-size / --key-offset /
 /// --key-type, and --descending / --bits / --float-order. `apply` checks

@@ -6,10 +6,13 @@
 // library's sort_records). Data larger than the memory budget is sorted in
 // runs that fit, written to nameless temporary files, and merged by a
 // streaming k-way merge; reading and writing one run overlaps sorting the
-// next. Nothing is ever lost: the output is written to an invisible file in
-// the destination folder and renamed over OUT only when it is complete and
-// verified (in order, and the same multiset as the input by checksum); the
-// input is only read. See `radix sort --help`.
+// next. With --segment-length the file is rows, each sorted on its own (the
+// library's segmented sort): blocks of whole rows need no merge, and only a
+// row larger than the budget is sorted in runs + merge. Nothing is ever
+// lost: the output is written to an invisible file in the destination
+// folder and renamed over OUT only when it is complete and verified (in
+// order, row by row for rows, and the same multiset as the input by
+// checksum); the input is only read. See `radix sort --help`.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -56,29 +59,37 @@ struct sort_config {
   radix::engine eng = radix::engine::automatic;
   unsigned threads = 0;
   std::uint64_t memory = 0;  // 0: the default budget
+  std::uint64_t row = 0;     // --segment-length: elements per row, each sorted on its own; 0: one array
   bool quiet = false, stats = false, force_progress = false;
 };
 
 struct sort_stats {
   double read = 0, sort = 0, write = 0, merge = 0, total = 0;
   std::uint64_t runs = 0, budget = 0, run_elems = 0;
+  std::uint64_t blocks = 0, block_rows = 0;  // rows sorted in blocks of up to block_rows rows
+  std::uint64_t merged_rows = 0;             // rows larger than the budget: each in runs + merge
   bool fell_back_to_cpu = false;
 };
 
 /// Host bytes one element needs while a block is sorted in memory: the data
 /// plus the library's scratch (README.md, "Scratch memory": n x (key + value) for keys and
 /// pairs; records add the key, index and gather copies).
-std::uint64_t sort_bytes_per_element(const element_layout& l, std::size_t v) {
+std::uint64_t sort_bytes_per_element(const sort_config& c) {
+  const element_layout& l = c.layout;
+  const std::size_t v = c.value_bytes;
   const std::uint64_t e = l.elem_bytes;
   // 128-bit keys sort as two 64-bit chunks: two permutations, the chunk and
-  // the chunk argsort's scratch on top (src/api/byte_keys.cpp).
+  // the chunk argsort's scratch on top (src/api/byte_keys.cpp). Segmented,
+  // they sort by key and then by row (src/api/segments.cpp): the row numbers,
+  // their copy and that sort's scratch on top again.
   const bool wide = l.key.is_bytes || l.key.bytes > 8;
-  if (l.plain_keys()) return 2 * (e + v) + (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 ? 0 : 24) + (wide ? 24 : 0);
+  const std::uint64_t wide_extra = wide ? (c.row ? 48 : 24) : 0;
+  if (l.plain_keys()) return 2 * (e + v) + (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 ? 0 : 24) + wide_extra;
   const std::uint64_t kb = std::min<std::uint64_t>(l.key.bytes, 8);
   // Measured (maximum resident size against --memory): byte-string keys
   // need about 120 bytes per record beyond the data and its gather copy.
-  if (v == 0) return 2 * e + (wide ? 120 : 3 * kb + 24);
-  return 2 * (e + v) + l.key.bytes + 120;
+  if (v == 0) return 2 * e + (wide ? 120 : 3 * kb + 24) + (c.row ? wide_extra : 0);
+  return 2 * (e + v) + l.key.bytes + 120 + (c.row ? wide_extra : 0);
 }
 
 radix::options lib_options(const sort_config& c) {
@@ -92,25 +103,33 @@ radix::options lib_options(const sort_config& c) {
   return o;
 }
 
-/// out[i] = in[perm[i]] for elements of `bytes`, through one copy.
+/// out[i] = in[start + perm[i]] for elements of `bytes`, through one copy,
+/// where start is the first element of i's row of `row` elements (0 for
+/// one array, row = 0): segmented argsort indices count from their row.
 template <class I>
-void gather(std::byte* data, std::size_t bytes, const I* perm, std::uint64_t n) {
+void gather(std::byte* data, std::size_t bytes, const I* perm, std::uint64_t n, std::uint64_t row) {
   std::unique_ptr<std::byte[]> copy(new std::byte[n * bytes]);
   std::memcpy(copy.get(), data, n * bytes);
   parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
-    for (std::uint64_t i = b; i < e; ++i) std::memcpy(data + i * bytes, copy.get() + std::uint64_t(perm[i]) * bytes, bytes);
+    for (std::uint64_t i = b; i < e; ++i) {
+      const std::uint64_t start = row ? i - i % row : 0;
+      std::memcpy(data + i * bytes, copy.get() + (start + std::uint64_t(perm[i])) * bytes, bytes);
+    }
   });
 }
 
-/// Sorts one block held in memory with the library. The library's scratch
-/// goes back to the system after each call (not into its cache): the memory
-/// budget counts it only while a block is being sorted.
-void sort_block_with(const sort_config& c, const radix::options& o, std::byte* main, std::byte* vals, std::uint64_t n) {
+/// Sorts one block held in memory with the library: as one array (row = 0)
+/// or as rows of `row` elements, each on its own (n a multiple of row). The
+/// library's scratch goes back to the system after each call (not into its
+/// cache): the memory budget counts it only while a block is being sorted.
+void sort_block_with(const sort_config& c, const radix::options& o, std::byte* main, std::byte* vals, std::uint64_t n,
+                     std::uint64_t row) {
   const element_layout& l = c.layout;
-  if (n < 2) return;
+  if (n < 2 || row == 1) return;
   struct release_scratch {
     ~release_scratch() { radix::release_scratch_cache(); }
   } release_at_exit;
+  const radix::segments segs = row ? radix::segments::uniform(n / row, row) : radix::segments{};
   if (l.plain_keys()) {
     radix::sort_request r;
     r.op = vals ? radix::operation::pairs : radix::operation::keys;
@@ -120,15 +139,17 @@ void sort_block_with(const sort_config& c, const radix::options& o, std::byte* m
     r.values = vals;
     r.value_bytes = vals ? c.value_bytes : 0;
     r.opts = o;
+    r.segs = segs;
     radix::run(r);
     return;
   }
-  if (!vals) {
+  if (!vals && !row) {
     radix::sort_records(main, l.elem_bytes, n, radix::record_key{l.key_offset, l.key.desc(), l.key.big_endian}, o);
     return;
   }
-  // Records (or keys stored big-endian) with a value file: argsort the keys,
-  // then gather both files by the one permutation.
+  // Records (or keys stored big-endian) with a value file, or in rows (the
+  // library's sort_records takes no segments): argsort the keys, then
+  // gather the file(s) by the one permutation.
   const std::size_t kb = l.key.bytes;
   std::unique_ptr<std::byte[]> keys(new std::byte[n * kb]);
   parallel_chunks(n, [&](std::uint64_t b, std::uint64_t e) {
@@ -144,7 +165,9 @@ void sort_block_with(const sort_config& c, const radix::options& o, std::byte* m
   r.n = n;
   r.keys = keys.get();
   r.opts = o;
-  // 32-bit indices while they suffice: half the permutation's memory.
+  r.segs = segs;
+  // 32-bit indices while they suffice (they count from the row's start):
+  // half the permutation's memory.
   const auto argsort_and_gather = [&]<class I>(std::type_identity<I>) {
     std::vector<I> perm(n);
     r.indices = perm.data();
@@ -152,21 +175,23 @@ void sort_block_with(const sort_config& c, const radix::options& o, std::byte* m
     radix::run(r);
     keys.reset();
     radix::release_scratch_cache();  // before the gathers' copies
-    gather(main, l.elem_bytes, perm.data(), n);
-    gather(vals, c.value_bytes, perm.data(), n);
+    gather(main, l.elem_bytes, perm.data(), n, row);
+    if (vals) gather(vals, c.value_bytes, perm.data(), n, row);
   };
-  if (n <= 0xFFFFFFFFull)
+  if ((row ? row : n) <= 0xFFFFFFFFull)
     argsort_and_gather(std::type_identity<std::uint32_t>{});
   else
     argsort_and_gather(std::type_identity<std::uint64_t>{});
 }
 
-/// Sorts a block; a GPU engine that runs out of device memory hands the
-/// block to the CPU engine (said once on stderr).
-void sort_block(const sort_config& c, sort_stats& st, std::byte* main, std::byte* vals, std::uint64_t n) {
+/// Sorts a block (as one array, or as rows of `row` elements); a GPU engine
+/// that runs out of device memory hands the block to the CPU engine (said
+/// once on stderr).
+void sort_block(const sort_config& c, sort_stats& st, std::byte* main, std::byte* vals, std::uint64_t n,
+                std::uint64_t row) {
   const auto o = lib_options(c);
   try {
-    sort_block_with(c, o, main, vals, n);
+    sort_block_with(c, o, main, vals, n, row);
   } catch (const radix::out_of_memory& e) {
     if (o.use == radix::engine::cpu || (o.use == radix::engine::automatic && radix::default_engine() == radix::engine::cpu))
       throw;
@@ -175,13 +200,19 @@ void sort_block(const sort_config& c, sort_stats& st, std::byte* main, std::byte
     st.fell_back_to_cpu = true;
     auto cpu = o;
     cpu.use = radix::engine::cpu;
-    sort_block_with(c, cpu, main, vals, n);
+    sort_block_with(c, cpu, main, vals, n, row);
   }
 }
 
 [[noreturn]] void verification_failed(const std::string& what) {
   throw radix::error("radix: the result failed verification (" + what +
                      "); nothing was written. This is a bug: please report it with the command line");
+}
+
+/// "element 12" or, in rows of `row` elements, "row 3, element 2".
+std::string element_name(std::uint64_t i, std::uint64_t row) {
+  if (!row) return "element " + std::to_string(i);
+  return "row " + std::to_string(i / row) + ", element " + std::to_string(i % row);
 }
 
 // ---- the sort, in memory -------------------------------------------------------------
@@ -262,14 +293,15 @@ void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n
   std::unique_ptr<std::byte[]> vals(v ? new std::byte[std::max<std::uint64_t>(n * v, 1)] : nullptr);
   const unsigned threads = io_threads(n * (e + v));
 
-  // Read in parallel; each thread checksums what it read.
+  // Read in parallel; each thread checksums what it read (in rows: the
+  // multiset of each row, so that no element may change rows).
   auto t = clk::now();
   prog.phase("reading", n * (e + v));
   std::vector<std::uint64_t> sums(threads, 0);
   in_parallel(n, threads, prog, [&](unsigned i, std::uint64_t b, std::uint64_t end, std::atomic<std::uint64_t>& done) {
     column_io<false>(in_fd, main.get(), e, b, end, c.in, done);
     if (v) column_io<false>(val_fd, vals.get(), v, b, end, c.values_in, done);
-    sums[i] = checksum_seq(main.get() + b * e, e, v ? vals.get() + b * v : nullptr, v, end - b);
+    sums[i] = checksum_seq(main.get() + b * e, e, v ? vals.get() + b * v : nullptr, v, end - b, c.row, b);
   });
   std::uint64_t sum_in = 0;
   for (auto s : sums) sum_in += s;
@@ -278,13 +310,13 @@ void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n
   t = clk::now();
   prog.phase("sorting", n * (e + v));
   prog.detail("in memory");
-  sort_block(c, st, main.get(), vals.get(), n);
+  sort_block(c, st, main.get(), vals.get(), n, c.row);
   st.sort = since(t);
   st.runs = 1;
 
   // Write in parallel into the invisible output; each thread checks the order
-  // of its part (and across its start) and checksums it. Committed only if
-  // everything verifies.
+  // of its part (and across its start, within a row) and checksums it.
+  // Committed only if everything verifies.
   t = clk::now();
   prog.phase("writing", n * (e + v));
   io::output_file& out = outs.main;
@@ -294,8 +326,8 @@ void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n
   in_parallel(n, threads, prog, [&](unsigned i, std::uint64_t b, std::uint64_t end, std::atomic<std::uint64_t>& done) {
     column_io<true>(out.fd(), main.get(), e, b, end, c.out, done);
     if (v) column_io<true>(vout->fd(), vals.get(), v, b, end, c.values_out, done);
-    sums[i] = checksum_seq(main.get() + b * e, e, v ? vals.get() + b * v : nullptr, v, end - b);
-    const std::uint64_t bad = first_unsorted_in(main.get(), e, b, end, nz);
+    sums[i] = checksum_seq(main.get() + b * e, e, v ? vals.get() + b * v : nullptr, v, end - b, c.row, b);
+    const std::uint64_t bad = first_unsorted_in(main.get(), e, b, end, nz, c.row);
     if (bad != end) {
       std::uint64_t f = first_bad.load();
       while (bad < f && !first_bad.compare_exchange_weak(f, bad)) {
@@ -304,7 +336,7 @@ void sort_in_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n
   });
   std::uint64_t sum_out = 0;
   for (auto s : sums) sum_out += s;
-  if (first_bad.load() != n) verification_failed("element " + std::to_string(first_bad.load()) + " is out of order");
+  if (first_bad.load() != n) verification_failed(element_name(first_bad.load(), c.row) + " is out of order");
   if (sum_out != sum_in) verification_failed("the checksum changed");
   outs.commit();
   st.write = since(t);
@@ -325,6 +357,7 @@ struct merge_ctx {
   const std::vector<run_file>& runs;
   const normaliser& nz;
   outputs& outs;
+  std::uint64_t first;  // where the merged elements go in the output (a row's first element)
 };
 
 /// Element positions [lo, hi) of each run that one part of the merge takes.
@@ -459,8 +492,9 @@ merge_result merge_part(const merge_ctx& m, const run_cut& from, const run_cut& 
   res.first.assign(kl, 0);
   res.last.assign(kl, 0);
   auto flush = [&] {
-    io::write_at(out.fd(), obuf.get(), filled * e, (out_at + written) * e, c.out);
-    if (v) io::write_at(vout->fd(), ovals.get(), filled * v, (out_at + written) * v, c.values_out);
+    const std::uint64_t at = m.first + out_at + written;
+    io::write_at(out.fd(), obuf.get(), filled * e, at * e, c.out);
+    if (v) io::write_at(vout->fd(), ovals.get(), filled * v, at * v, c.values_out);
     written += filled;
     done.fetch_add(filled * ev);
     filled = 0;
@@ -498,61 +532,57 @@ merge_result merge_part(const merge_ctx& m, const run_cut& from, const run_cut& 
   return res;
 }
 
-void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, outputs& outs, progress& prog,
-                   sort_stats& st) {
+/// Sorts elements [first, first + n) of the input in blocks of `block_n`
+/// elements, each in memory (as one array, or as rows of `row` elements),
+/// checks each block's order, and hands it to put(b, k, data): elements
+/// [b, b + k) counted from `first`, the main column then the values column.
+/// Reading the next block and putting the previous one overlap sorting this
+/// one; put runs on that I/O thread. `what` names a block in the progress
+/// line ("run", "block"). Returns the checksum of what was read (of each
+/// row's multiset when row > 0).
+template <class Put>
+std::uint64_t sort_in_blocks(const sort_config& c, int in_fd, int val_fd, std::uint64_t first, std::uint64_t n,
+                             std::uint64_t block_n, std::uint64_t row, const std::string& what, progress& prog,
+                             sort_stats& st, Put put) {
   const std::size_t e = c.layout.elem_bytes, v = c.value_bytes, ev = e + v;
-  const std::uint64_t per_sort = sort_bytes_per_element(c.layout, v);
-  // Two slots: one being sorted (data + scratch), one being written and refilled.
-  std::uint64_t run_n = c.memory / (per_sort + ev);
-  run_n = std::min(run_n, n);
-  st.run_elems = run_n;
-  const std::uint64_t runs_n = (n + run_n - 1) / run_n;
-
-  std::unique_ptr<std::byte[]> slot[2] = {std::unique_ptr<std::byte[]>(new std::byte[run_n * ev]),
-                                          std::unique_ptr<std::byte[]>(new std::byte[run_n * ev])};
-  // All runs go to one nameless temporary file (one descriptor, however many runs).
-  io::temp_file tmp(c.tmpdir);
-  const std::string tmp_name = c.tmpdir + " (temporary run file)";
-  std::vector<run_file> runs;
-  runs.reserve(runs_n);
+  if (n == 0) return 0;
+  const std::uint64_t blocks = (n + block_n - 1) / block_n;
+  // Two slots: one being sorted (data + scratch), one being put and refilled.
+  std::unique_ptr<std::byte[]> slot[2] = {std::unique_ptr<std::byte[]>(new std::byte[block_n * ev]),
+                                          std::unique_ptr<std::byte[]>(new std::byte[block_n * ev])};
   std::uint64_t sum_in = 0;
   const normaliser nz(c.layout, c.order);
-
-  auto run_range = [&](std::uint64_t r) {
-    const std::uint64_t b = r * run_n;
-    return std::pair(b, std::min(n, b + run_n) - b);
+  auto block_range = [&](std::uint64_t i) {
+    const std::uint64_t b = i * block_n;
+    return std::pair(b, std::min(n, b + block_n) - b);
   };
-  // Reads run r into slot s: main column, then the values column after it.
-  auto read_run = [&](std::uint64_t r, int s) {
-    const auto [b, k] = run_range(r);
+  // Reads block i into slot s: main column, then the values column after it.
+  auto read_block = [&](std::uint64_t i, int s) {
+    const auto [b, k] = block_range(i);
     std::byte* p = slot[s].get();
-    io::read_at(in_fd, p, k * e, b * e, c.in);
-    if (v) io::read_at(val_fd, p + k * e, k * v, b * v, c.values_in);
-    sum_in += checksum(p, e, v ? p + k * e : nullptr, v, k);
+    io::read_at(in_fd, p, k * e, (first + b) * e, c.in);
+    if (v) io::read_at(val_fd, p + k * e, k * v, (first + b) * v, c.values_in);
+    sum_in += checksum(p, e, v ? p + k * e : nullptr, v, k, row, first + b);
   };
-  auto write_run = [&](std::uint64_t r, int s) {
-    const auto [b, k] = run_range(r);
-    runs.push_back({b * ev, k});
-    io::write_at(tmp.fd(), slot[s].get(), k * ev, b * ev, tmp_name);
+  auto put_block = [&](std::uint64_t i, int s) {
+    const auto [b, k] = block_range(i);
+    put(b, k, slot[s].get());
   };
 
-  // Phase 1: runs. Reading run r+1 and writing run r-1 overlap sorting run r.
-  auto t = clk::now();
-  prog.phase("sorting runs", n * ev);
-  read_run(0, 0);
-  for (std::uint64_t r = 0; r < runs_n; ++r) {
-    const int s = int(r % 2);
-    prog.detail("run " + std::to_string(r + 1) + " of " + std::to_string(runs_n));
-    auto io_work = std::async(std::launch::async, [&, r] {
-      if (r > 0) write_run(r - 1, 1 - s);
-      if (r + 1 < runs_n) read_run(r + 1, 1 - s);
+  read_block(0, 0);
+  for (std::uint64_t i = 0; i < blocks; ++i) {
+    const int s = int(i % 2);
+    prog.detail(what + " " + std::to_string(i + 1) + " of " + std::to_string(blocks));
+    auto io_work = std::async(std::launch::async, [&, i] {
+      if (i > 0) put_block(i - 1, 1 - s);
+      if (i + 1 < blocks) read_block(i + 1, 1 - s);
     });
-    const auto [b, k] = run_range(r);
+    const auto [b, k] = block_range(i);
     std::byte* p = slot[s].get();
     try {
-      sort_block(c, st, p, v ? p + k * e : nullptr, k);
-      if (const auto bad = first_unsorted(p, e, k, nz); bad != k)
-        verification_failed("run " + std::to_string(r) + ", element " + std::to_string(bad) + " is out of order");
+      sort_block(c, st, p, v ? p + k * e : nullptr, k, row);
+      if (const auto bad = first_unsorted(p, e, k, nz, row); bad != k)
+        verification_failed(what + " " + std::to_string(i) + ", " + element_name(bad, row) + " is out of order");
     } catch (...) {
       io_work.wait();  // the I/O thread uses this frame's state
       throw;
@@ -560,17 +590,48 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
     io_work.get();
     prog.advance(k * ev);
   }
-  write_run(runs_n - 1, int((runs_n - 1) % 2));
-  st.sort = since(t);
-  st.runs = runs_n;
-  for (auto& s : slot) s.reset();
+  put_block(blocks - 1, int((blocks - 1) % 2));
+  return sum_in;
+}
+
+/// Sorts elements [first, first + n) of the input, which do not fit the
+/// budget, into the same place of the output: sorted runs in a temporary
+/// file, then a verified k-way merge. `label` goes before the progress
+/// line's phase ("row 3 of 8: "). The caller commits.
+void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t first, std::uint64_t n, outputs& outs,
+                   progress& prog, sort_stats& st, const std::string& label = "") {
+  const std::size_t e = c.layout.elem_bytes, v = c.value_bytes, ev = e + v;
+  const std::uint64_t per_sort = sort_bytes_per_element(c);
+  // Two slots: one being sorted (data + scratch), one being written and refilled.
+  std::uint64_t run_n = c.memory / (per_sort + ev);
+  run_n = std::min(run_n, n);
+  st.run_elems = run_n;
+  const std::uint64_t runs_n = (n + run_n - 1) / run_n;
+
+  // All runs go to one nameless temporary file (one descriptor, however many runs).
+  io::temp_file tmp(c.tmpdir);
+  const std::string tmp_name = c.tmpdir + " (temporary run file)";
+  std::vector<run_file> runs;
+  runs.reserve(runs_n);
+  const normaliser nz(c.layout, c.order);
+
+  // Phase 1: runs. Reading run r+1 and writing run r-1 overlap sorting run r.
+  auto t = clk::now();
+  prog.phase(label + "sorting runs", n * ev);
+  const std::uint64_t sum_in =
+      sort_in_blocks(c, in_fd, val_fd, first, n, run_n, 0, "run", prog, st, [&](std::uint64_t b, std::uint64_t k, const std::byte* p) {
+        runs.push_back({b * ev, k});
+        io::write_at(tmp.fd(), p, k * ev, b * ev, tmp_name);
+      });
+  st.sort += since(t);
+  st.runs += runs_n;
 
   // Phase 2: a k-way merge of the runs into the output; ties go to the
   // earlier run, which keeps the sort stable. The output is cut into parts
   // by splitter keys, each merged by a thread of its own (merge_part).
   t = clk::now();
-  prog.phase("merging " + std::to_string(runs_n) + " runs", n * ev);
-  const merge_ctx m{c, tmp.fd(), tmp_name, runs, nz, outs};
+  prog.phase(label + "merging " + std::to_string(runs_n) + " runs", n * ev);
+  const merge_ctx m{c, tmp.fd(), tmp_name, runs, nz, outs, first};
   unsigned parts = unsigned(std::min<std::uint64_t>(io_threads(n * ev), std::max<std::uint64_t>(1, n / 4096)));
   // Tests force several parts on small files (tools/tests/file_sort.sh).
   if (const char* f = std::getenv("RADIX_CLI_MERGE_PARTS")) parts = unsigned(std::clamp(std::atoi(f), 1, 256));
@@ -582,17 +643,69 @@ void sort_external(const sort_config& c, int in_fd, int val_fd, std::uint64_t n,
   std::uint64_t written = 0, sum_out = 0;
   for (unsigned i = 0; i < parts; ++i) {
     if (res[i].bad != ~std::uint64_t(0))
-      verification_failed("merge output element " + std::to_string(res[i].bad) + " is out of order");
+      verification_failed(label + "merge output element " + std::to_string(res[i].bad) + " is out of order");
     // Across parts: the last key of one part must not come after the first of the next.
     if (i > 0 && res[i].count && res[i - 1].count && std::memcmp(res[i - 1].last.data(), res[i].first.data(), nz.size()) > 0)
-      verification_failed("merge parts " + std::to_string(i - 1) + " and " + std::to_string(i) + " overlap");
+      verification_failed(label + "merge parts " + std::to_string(i - 1) + " and " + std::to_string(i) + " overlap");
     written += res[i].count;
     sum_out += res[i].sum;
   }
-  st.merge = since(t);
-  if (written != n) verification_failed("the merge wrote " + std::to_string(written) + " of " + std::to_string(n) + " elements");
+  st.merge += since(t);
+  if (written != n) verification_failed(label + "the merge wrote " + std::to_string(written) + " of " + std::to_string(n) + " elements");
+  if (sum_out != sum_in) verification_failed(label + "the checksum changed");
+}
+
+/// Whole rows that fit the budget at once, two blocks of them in memory (one
+/// sorted, one read and written meanwhile); 0 when one row does not fit.
+std::uint64_t rows_per_block(const sort_config& c) {
+  const std::uint64_t per_elem = sort_bytes_per_element(c) + c.layout.elem_bytes + c.value_bytes;
+  return c.row ? c.memory / per_elem / c.row : 0;
+}
+
+/// Rows that do not all fit the budget but one does: blocks of whole rows,
+/// each sorted by one library call over its rows, verified (every row in
+/// order, the checksum unchanged) and written in place. No merge.
+void sort_rows_in_blocks(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, outputs& outs, progress& prog,
+                         sort_stats& st) {
+  const std::size_t e = c.layout.elem_bytes, v = c.value_bytes;
+  const std::uint64_t rows = std::min(rows_per_block(c), n / c.row);
+  st.block_rows = rows;
+  st.blocks = (n / c.row + rows - 1) / rows;
+  std::uint64_t sum_out = 0;
+  const auto t = clk::now();
+  prog.phase("sorting rows", n * (e + v));
+  const std::uint64_t sum_in =
+      sort_in_blocks(c, in_fd, val_fd, 0, n, rows * c.row, c.row, "block", prog, st, [&](std::uint64_t b, std::uint64_t k, const std::byte* p) {
+        io::write_at(outs.main.fd(), p, k * e, b * e, c.out);
+        if (v) io::write_at(outs.values->fd(), p + k * e, k * v, b * v, c.values_out);
+        sum_out += checksum(p, e, v ? p + k * e : nullptr, v, k, c.row, b);
+      });
+  st.sort = since(t);
   if (sum_out != sum_in) verification_failed("the checksum changed");
-  t = clk::now();
+}
+
+/// Rows larger than the budget: each sorted on its own in runs + merge,
+/// into its place in the output.
+void sort_rows_externally(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, outputs& outs, progress& prog,
+                          sort_stats& st) {
+  const std::uint64_t rows = n / c.row;
+  st.merged_rows = rows;
+  for (std::uint64_t r = 0; r < rows; ++r)
+    sort_external(c, in_fd, val_fd, r * c.row, c.row, outs, prog, st,
+                  "row " + std::to_string(r + 1) + " of " + std::to_string(rows) + ": ");
+}
+
+/// Input larger than the budget: runs + merge, or for rows, blocks of whole
+/// rows or runs + merge of each row. Commits once everything is verified.
+void sort_larger_than_memory(const sort_config& c, int in_fd, int val_fd, std::uint64_t n, outputs& outs,
+                             progress& prog, sort_stats& st) {
+  if (!c.row)
+    sort_external(c, in_fd, val_fd, 0, n, outs, prog, st);
+  else if (rows_per_block(c) > 0)
+    sort_rows_in_blocks(c, in_fd, val_fd, n, outs, prog, st);
+  else
+    sort_rows_externally(c, in_fd, val_fd, n, outs, prog, st);
+  const auto t = clk::now();
   outs.commit();
   st.write = since(t);
 }
@@ -608,7 +721,8 @@ std::string default_tmpdir(const std::string& out) {
 
 /// The default budget is half of what the process may use; a --memory above
 /// all of it is honoured but warned about, and one too small for the runs
-/// the merge can take is a usage error.
+/// the merge can take (of the whole file, or of one row when rows do not
+/// fit) is a usage error.
 void set_memory_budget(sort_config& c, std::uint64_t n) {
   const io::memory_limit lim = io::usable_memory();
   const bool given = c.memory != 0;
@@ -623,27 +737,73 @@ void set_memory_budget(sort_config& c, std::uint64_t n) {
     std::fprintf(stderr, "radix sort: warning: --memory %s is more than the %s this process may use (%s); the sort may run out of memory\n",
                  format_bytes(double(c.memory)).c_str(), format_bytes(double(lim.bytes)).c_str(), lim.source.c_str());
   const std::size_t ev = c.layout.elem_bytes + c.value_bytes;
-  const std::uint64_t per_elem = sort_bytes_per_element(c.layout, c.value_bytes) + ev;  // two run slots
-  if (n * sort_bytes_per_element(c.layout, c.value_bytes) <= c.memory) return;     // sorts in memory
-  // Two elements a run at least, and at most max_runs runs.
-  const std::uint64_t least = std::max<std::uint64_t>(2 * per_elem, (n + max_runs - 1) / max_runs * per_elem);
+  const std::uint64_t per_elem = sort_bytes_per_element(c) + ev;  // two run slots
+  if (n * sort_bytes_per_element(c) <= c.memory) return;          // sorts in memory
+  if (rows_per_block(c) > 0) return;                              // sorts in blocks of rows
+  // What runs + merge sorts: the file, or one row. Two elements a run at
+  // least, and at most max_runs runs.
+  const std::uint64_t unit = c.row ? c.row : n;
+  const std::uint64_t least = std::max<std::uint64_t>(2 * per_elem, (unit + max_runs - 1) / max_runs * per_elem);
   if (c.memory >= least) return;
   const std::string what = (given ? "--memory " : "the default memory budget ") + format_bytes(double(c.memory)) +
-                           " is too small to sort " + std::to_string(n) + " elements of " + std::to_string(ev) +
-                           " bytes in at most " + std::to_string(max_runs) + " runs: it needs at least " +
-                           format_bytes(double(least));
+                           " is too small to sort " + (c.row ? "a row of " : "") + std::to_string(unit) +
+                           " elements of " + std::to_string(ev) + " bytes in at most " + std::to_string(max_runs) +
+                           " runs: it needs at least " + format_bytes(double(least));
   if (given) throw usage_error(what);
   throw radix::out_of_memory("radix: " + what);
+}
+
+/// "1 row", "3 rows".
+std::string count_of(std::uint64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+/// What --stats says about how the file was sorted.
+std::string plan_text(const sort_config& c, const sort_stats& st) {
+  const std::string rows = c.row ? std::to_string(c.row) + "-element rows " : "";
+  if (st.merged_rows)
+    return count_of(st.merged_rows, "row") + " of " + std::to_string(c.row) + " elements, larger than the budget: each in " +
+           std::to_string(st.runs / st.merged_rows) + " runs of up to " + std::to_string(st.run_elems) +
+           " elements, then merged (two passes over the file)";
+  if (st.blocks)
+    return count_of(st.blocks, "block") + " of up to " + count_of(st.block_rows, "row") + " of " + std::to_string(c.row) +
+           " elements, each sorted in memory (one pass over the file)";
+  if (st.runs > 1)
+    return std::to_string(st.runs) + " runs of up to " + std::to_string(st.run_elems) +
+           " elements, then one merge (two passes over the file)";
+  return rows + "sorted in memory (one pass over the file)";
+}
+
+void print_stats(const sort_config& c, const sort_stats& st, std::uint64_t n) {
+  const radix::engine used = c.eng == radix::engine::automatic ? radix::default_engine() : c.eng;
+  const char* en = st.fell_back_to_cpu ? "cpu (fallback)" : used == radix::engine::cuda ? "cuda" : used == radix::engine::opencl ? "opencl" : "cpu";
+  const double bytes = double(n) * double(c.layout.elem_bytes + c.value_bytes);
+  std::fprintf(stderr,
+               "radix sort: %" PRIu64 " %s%s, %s, engine %s\n"
+               "  memory budget %s: %s\n",
+               n, c.layout.str().c_str(), c.value_bytes ? (" with " + std::to_string(c.value_bytes) + "-byte values").c_str() : "",
+               format_bytes(bytes).c_str(), en, format_bytes(double(st.budget)).c_str(), plan_text(c, st).c_str());
+  if (st.blocks)
+    std::fprintf(stderr, "  read + sort + verify + write blocks %.3f s, commit %.3f s\n", st.sort, st.write);
+  else if (st.runs > 1)
+    std::fprintf(stderr, "  read + sort + write runs %.3f s, merge + verify + write %.3f s, commit %.3f s\n", st.sort, st.merge,
+                 st.write);
+  else
+    std::fprintf(stderr, "  read + checksum %.3f s, sort %.3f s, write + verify + flush to disk %.3f s\n", st.read, st.sort,
+                 st.write);
+  std::fprintf(stderr, "  total %.3f s, %s/s, %.1f M elements/s\n", st.total, format_bytes(bytes / std::max(st.total, 1e-9)).c_str(),
+               double(n) / std::max(st.total, 1e-9) / 1e6);
 }
 
 const char* const sort_help_text =
     "Usage: radix sort IN -o OUT [options]\n"
     "\n"
-    "Sorts the file IN into OUT (which may be IN itself). Stable: equal keys keep\n"
-    "their order. OUT appears only when the sort is complete and verified (in\n"
-    "order, and the same elements as IN by checksum); until then it is written to\n"
-    "an invisible file in OUT's folder, and IN is only read. On any error or\n"
-    "signal, nothing is written and IN is untouched.\n"
+    "Sorts the file IN into OUT (which may be IN itself), or each row of it on\n"
+    "its own (--segment-length). Stable: equal keys keep their order. OUT\n"
+    "appears only when the sort is complete and verified (in order, every row\n"
+    "in order with --segment-length, and the same elements as IN by checksum);\n"
+    "until then it is written to an invisible file in OUT's folder, and IN is\n"
+    "only read. On any error or signal, nothing is written and IN is untouched.\n"
     "\n"
     "What OUT can be:\n"
     "  - a new or existing regular file: replaced in one step (rename); a replaced\n"
@@ -668,6 +828,17 @@ const char* const sort_help_tail =
     "                         element i of IN (any value size: FILE's size / count)\n"
     "      --value-size V     the value size in bytes, checked against FILE's size\n"
     "      --values-out FILE  where the sorted values go (may be the values file)\n"
+    "\n"
+    "Rows (a batch of arrays):\n"
+    "      --segment-length L\n"
+    "                         IN is rows of L elements each (keys or records,\n"
+    "                         with their values), and each row is sorted on its\n"
+    "                         own (stable, with the options below). The element\n"
+    "                         count must be a multiple of L, and L > 0. Input\n"
+    "                         larger than the memory budget is sorted in blocks\n"
+    "                         of whole rows, written in order (no merge); a row\n"
+    "                         larger than the budget is sorted on its own in\n"
+    "                         runs + merge, as a file is. Verified row by row.\n"
     "\n"
     "How to sort:\n"
     "      --descending       descending order (still stable)\n"
@@ -705,7 +876,8 @@ const char* const sort_help_tail =
     "  radix sort keys.u64 -o keys.u64 -t u64                    sort in place\n"
     "  radix sort data.bin -o out.bin --record-size 100 --key-type bytes:10\n"
     "  radix sort big.bin -o out.bin -t f32 --memory 512M --tmpdir /scratch\n"
-    "  radix sort ids.u32 -o ids.sorted -t u32 --values w.f64 --values-out w.sorted\n";
+    "  radix sort ids.u32 -o ids.sorted -t u32 --values w.f64 --values-out w.sorted\n"
+    "  radix sort m.f32 -o rows.f32 -t f32 --segment-length 1024  each 1024-key row\n";
 
 }  // namespace
 
@@ -734,6 +906,10 @@ int sort_command(const std::vector<std::string>& args) {
                      if (c.memory == 0) throw usage_error("must be more than 0");
                    }});
   specs.push_back({"tmpdir", 0, true, [&](const std::string& v) { c.tmpdir = v; }});
+  specs.push_back({"segment-length", 0, true, [&](const std::string& v) {
+                     c.row = parse_count(v);
+                     if (c.row == 0) throw usage_error("must be more than 0 (a row holds at least one element)");
+                   }});
   specs.push_back({"quiet", 'q', false, [&](const std::string&) { c.quiet = true; }});
   specs.push_back({"progress", 0, false, [&](const std::string&) { c.force_progress = true; }});
   specs.push_back({"stats", 0, false, [&](const std::string&) { c.stats = true; }});
@@ -769,6 +945,10 @@ int sort_command(const std::vector<std::string>& args) {
                                   std::to_string(e) + "-byte " + (c.layout.records ? "records" : "keys") +
                                   " (" + std::to_string(size % e) + " bytes left over)");
   const std::uint64_t n = size / e;
+  if (c.row && n % c.row != 0)
+    throw io::io_error(c.in + ": " + std::to_string(n) + " " + (c.layout.records ? "records" : "keys") +
+                       " are not a whole number of rows of --segment-length " + std::to_string(c.row) + " (" +
+                       std::to_string(n / c.row) + " rows and " + std::to_string(n % c.row) + " left over)");
   io::fd_handle vals;
   if (!c.values_in.empty()) {
     vals = io::open_input(c.values_in);
@@ -793,36 +973,16 @@ int sort_command(const std::vector<std::string>& args) {
   st.budget = c.memory;
 
   progress prog(!c.quiet && (c.force_progress || ::isatty(2)));
-  const std::uint64_t need = n * sort_bytes_per_element(c.layout, c.value_bytes);
+  const std::uint64_t need = n * sort_bytes_per_element(c);
   outputs outs(c);
   if (need <= c.memory)
     sort_in_memory(c, in.get(), vals.get(), n, outs, prog, st);
   else
-    sort_external(c, in.get(), vals.get(), n, outs, prog, st);
+    sort_larger_than_memory(c, in.get(), vals.get(), n, outs, prog, st);
   prog.clear();
   st.total = since(t0);
 
-  if (c.stats) {
-    const radix::engine used = c.eng == radix::engine::automatic ? radix::default_engine() : c.eng;
-    const char* en = st.fell_back_to_cpu ? "cpu (fallback)" : used == radix::engine::cuda ? "cuda" : used == radix::engine::opencl ? "opencl" : "cpu";
-    const double bytes = double(n) * double(e + c.value_bytes);
-    std::fprintf(stderr,
-                 "radix sort: %" PRIu64 " %s%s, %s, engine %s\n"
-                 "  memory budget %s: %s\n",
-                 n, c.layout.str().c_str(), c.value_bytes ? (" with " + std::to_string(c.value_bytes) + "-byte values").c_str() : "",
-                 format_bytes(bytes).c_str(), en, format_bytes(double(st.budget)).c_str(),
-                 st.runs <= 1 ? "sorted in memory (one pass over the file)"
-                              : (std::to_string(st.runs) + " runs of up to " + std::to_string(st.run_elems) +
-                                 " elements, then one merge (two passes over the file)").c_str());
-    if (st.runs <= 1)
-      std::fprintf(stderr, "  read + checksum %.3f s, sort %.3f s, write + verify + flush to disk %.3f s\n", st.read, st.sort,
-                   st.write);
-    else
-      std::fprintf(stderr, "  read + sort + write runs %.3f s, merge + verify + write %.3f s, commit %.3f s\n", st.sort, st.merge,
-                   st.write);
-    std::fprintf(stderr, "  total %.3f s, %s/s, %.1f M elements/s\n", st.total, format_bytes(bytes / std::max(st.total, 1e-9)).c_str(),
-                 double(n) / std::max(st.total, 1e-9) / 1e6);
-  }
+  if (c.stats) print_stats(c, st, n);
   return exit_ok;
 }
 

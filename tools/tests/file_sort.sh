@@ -5,7 +5,7 @@
 # temporary file is left behind.
 #
 #   file_sort.sh RADIX_BINARY SECTION WORKDIR
-# SECTION: keys | records | values | external | errors | signals | commit | outputs
+# SECTION: keys | records | values | external | errors | signals | commit | outputs | segments
 set -u -o pipefail
 R=$1
 SECTION=$2
@@ -454,6 +454,168 @@ outputs)
   fi
   run 0 check big.out -t u64 --same-as big.u64
   rm -f big.u64 big.out
+  ;;
+segments)
+  # --segment-length L: each row of L elements sorted on its own, checked
+  # element by element against Python's stable sort of each row (independent
+  # of the library), in memory, in blocks of whole rows under a tiny
+  # --memory, and with rows larger than the budget (runs + merge per row).
+  # Errors: nothing written, nothing left behind, the input untouched.
+  run 0 gen k.u32 -n 20000 -t u32 -d few-unique:40 --seed 3
+  run 0 gen r17 -n 20000 --record-size 17 --key-offset 3 --key-type u32:be -d few-unique:60 --values r17.val --value-size 4
+  cp k.u32 k.orig
+  run 3 sort k.u32 -o bad.out -t u32 --segment-length 300 &&
+    one_line "20000 keys are not a whole number of rows of --segment-length 300 (66 rows and 200 left over)"
+  run 3 sort r17 -o bad.out --record-size 17 --key-type u32 --segment-length 7 && one_line "20000 records are not a whole number of rows"
+  run 3 sort k.u32 -o bad.out -t u32 --segment-length 300 --memory 16K && one_line "not a whole number of rows"
+  run 2 sort k.u32 -o bad.out -t u32 --segment-length 0 && one_line "for --segment-length: must be more than 0"
+  run 2 sort k.u32 -o bad.out -t u32 --segment-length 10000 --memory 20 && one_line "--memory 20 B is too small to sort a row of 10000"
+  cmp -s k.u32 k.orig || bad "the input changed"
+  only_files k.u32 k.orig r17 r17.val
+
+  if ! command -v python3 >/dev/null; then
+    say "skipped: the sorts of rows need python3 for their reference"
+    exit 0
+  fi
+  # row_reference IN L ELEM_BYTES KEY_OFFSET KEY ORDER [VALUES VALUE_BYTES]:
+  # writes IN.ref (and VALUES.ref). KEY is a struct format ('<I', '>h',
+  # '<f', ...) or bytes:N; ORDER is asc or desc; floats in numeric order
+  # (-0.0 == +0.0, NaNs last; first when descending: the reverse, stably).
+  row_reference() {
+    python3 - "$@" <<'EOF2'
+import math, struct, sys
+inp, L, eb, off, key, order = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+vals, vb = (sys.argv[7], int(sys.argv[8])) if len(sys.argv) > 7 else (None, 0)
+data = open(inp, 'rb').read()
+n = len(data) // eb
+vdata = open(vals, 'rb').read() if vals else b''
+def sort_key(i):
+    if key.startswith('bytes:'):
+        return data[i * eb + off:i * eb + off + int(key[6:])]
+    k = struct.unpack_from(key, data, i * eb + off)[0]
+    if isinstance(k, float):
+        return (1, 0.0) if math.isnan(k) else (0, k)
+    return k
+out, vout = bytearray(), bytearray()
+for r in range(0, n, L):
+    for i in sorted(range(r, r + L), key=sort_key, reverse=order == 'desc'):  # stable both ways
+        out += data[i * eb:(i + 1) * eb]
+        vout += vdata[i * vb:(i + 1) * vb]
+open(inp + '.ref', 'wb').write(out)
+if vals:
+    open(vals + '.ref', 'wb').write(vout)
+EOF2
+  }
+  # rows_match NAME OUT [VALUES_OUT VALUES]: OUT equals NAME.ref (and VALUES_OUT VALUES.ref).
+  rows_match() {
+    cmp -s "$2" "$1.ref" || bad "$2: the rows differ from the reference ($1.ref)"
+    [ $# -lt 4 ] || cmp -s "$3" "$4.ref" || bad "$3: the values differ from the reference ($4.ref)"
+  }
+  # plan WORDS: --stats of the last sort names that plan.
+  plan() { grep -q -- "$1" last.err || bad "expected '$1' in --stats: $(cat last.err)"; }
+
+  # u32 keys: 200 rows of 100, ascending and descending; 16K makes 16 blocks.
+  for order in asc desc; do
+    o=(); [ $order = desc ] && o=(--descending)
+    row_reference k.u32 100 4 0 '<I' $order
+    run 0 sort k.u32 -o k.mem -t u32 --segment-length 100 "${o[@]}" --stats && plan "100-element rows sorted in memory"
+    rows_match k.u32 k.mem
+    run 0 sort k.u32 -o k.blk -t u32 --segment-length 100 "${o[@]}" --memory 16K --stats && plan "blocks of up to"
+    rows_match k.u32 k.blk
+  done
+  cmp -s k.u32 k.orig || bad "the input changed"
+  # A bit range: only bits [4, 12) order the keys; ties keep their order.
+  run 0 sort k.u32 -o k.mem -t u32 --segment-length 100 --bits 4:12
+  run 0 sort k.u32 -o k.blk -t u32 --segment-length 100 --bits 4:12 --memory 16K
+  cmp -s k.mem k.blk || bad "bit range: in-memory and block sorts differ"
+  python3 - k.u32 k.mem <<'EOF2' || bad "bit range: a row is not the stable sort by bits 4..12"
+import struct, sys
+a = struct.unpack('<20000I', open(sys.argv[1], 'rb').read()); b = struct.unpack('<20000I', open(sys.argv[2], 'rb').read())
+for r in range(0, 20000, 100):
+    assert list(b[r:r + 100]) == sorted(a[r:r + 100], key=lambda k: (k >> 4) & 0xFF), r
+EOF2
+
+  # f32 with NaNs (both signs), infinities, -0.0 and +0.0 in every row: 40 rows of 50.
+  run 0 gen f.raw -n 2000 -t f32 --seed 5
+  specials='\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00\xc0\x7f\x00\x00\xc0\xff\x00\x00\x80\x7f\x00\x00\x80\xff\x00\x00\x00\x80\x00\x00\x00\x00'
+  for r in $(seq 0 39); do
+    dd if=f.raw bs=4 skip=$((r * 21)) count=21 2>/dev/null
+    printf "$specials"
+    dd if=f.raw bs=4 skip=$((1000 + r * 21)) count=21 2>/dev/null
+  done >f.f32
+  for order in asc desc; do
+    o=(); [ $order = desc ] && o=(--descending)
+    row_reference f.f32 50 4 0 '<f' $order
+    run 0 sort f.f32 -o f.mem -t f32 --segment-length 50 "${o[@]}"
+    rows_match f.f32 f.mem
+    run 0 sort f.f32 -o f.blk -t f32 --segment-length 50 "${o[@]}" --memory 2K --stats && plan "blocks of up to"
+    rows_match f.f32 f.blk
+  done
+  # Total order on the same rows: every path agrees.
+  run 0 sort f.f32 -o f.mem -t f32 --segment-length 50 --float-order total
+  run 0 sort f.f32 -o f.blk -t f32 --segment-length 50 --float-order total --memory 2K
+  cmp -s f.mem f.blk || bad "f32 total order: in-memory and block sorts differ"
+
+  # Pairs: u32 keys with 8-byte values (value i = i), 100 rows of 400; and
+  # i64 keys with 3-byte values, descending.
+  run 0 gen kv.u32 -n 40000 -t u32 -d few-unique:50 --values kv.val --value-size 8
+  row_reference kv.u32 400 4 0 '<I' asc kv.val 8
+  run 0 sort kv.u32 -o kv.mem -t u32 --values kv.val --values-out kv.val.mem --segment-length 400
+  rows_match kv.u32 kv.mem kv.val.mem kv.val
+  run 0 sort kv.u32 -o kv.blk -t u32 --values kv.val --values-out kv.val.blk --segment-length 400 --memory 32K --stats &&
+    plan "blocks of up to"
+  rows_match kv.u32 kv.blk kv.val.blk kv.val
+  run 0 gen kv.i64 -n 12000 -t i64 -d few-unique:30 --values kv3.val --value-size 3
+  row_reference kv.i64 300 8 0 '<q' desc kv3.val 3
+  run 0 sort kv.i64 -o kv3.mem -t i64 --values kv3.val --values-out kv3.val.mem --segment-length 300 --descending
+  rows_match kv.i64 kv3.mem kv3.val.mem kv3.val
+  run 0 sort kv.i64 -o kv3.blk -t i64 --values kv3.val --values-out kv3.val.blk --segment-length 300 --descending --memory 24K
+  rows_match kv.i64 kv3.blk kv3.val.blk kv3.val
+
+  # Records: big-endian keys inside 17-byte records, alone and with values;
+  # the sort benchmarks' 100-byte records with 10-byte keys.
+  row_reference r17 250 17 3 '>I' desc
+  run 0 sort r17 -o r17.mem --record-size 17 --key-offset 3 --key-type u32:be --segment-length 250 --descending
+  rows_match r17 r17.mem
+  run 0 sort r17 -o r17.blk --record-size 17 --key-offset 3 --key-type u32:be --segment-length 250 --descending --memory 64K \
+    --stats && plan "blocks of up to"
+  rows_match r17 r17.blk
+  row_reference r17 250 17 3 '>I' asc r17.val 4
+  run 0 sort r17 -o r17.mem --record-size 17 --key-offset 3 --key-type u32:be --segment-length 250 --values r17.val \
+    --values-out r17.val.mem
+  rows_match r17 r17.mem r17.val.mem r17.val
+  run 0 sort r17 -o r17.blk --record-size 17 --key-offset 3 --key-type u32:be --segment-length 250 --values r17.val \
+    --values-out r17.val.blk --memory 64K
+  rows_match r17 r17.blk r17.val.blk r17.val
+  run 0 gen r100 -n 6000 --record-size 100 --key-type bytes:10 -d few-unique:500
+  row_reference r100 200 100 0 bytes:10 asc
+  run 0 sort r100 -o r100.mem --record-size 100 --key-type bytes:10 --segment-length 200
+  rows_match r100 r100.mem
+  run 0 sort r100 -o r100.blk --record-size 100 --key-type bytes:10 --segment-length 200 --memory 200K --stats &&
+    plan "blocks of up to"
+  rows_match r100 r100.blk
+
+  # One row (the whole file), in memory and larger than the budget (runs +
+  # merge of that row, cut into parts); L = 1 leaves the file as it is.
+  row_reference k.u32 20000 4 0 '<I' asc
+  run 0 sort k.u32 -o one.mem -t u32 --segment-length 20000
+  rows_match k.u32 one.mem
+  RADIX_CLI_MERGE_PARTS=3 run 0 sort k.u32 -o one.ext -t u32 --segment-length 20000 --memory 16K --tmpdir . --stats &&
+    plan "1 row of 20000 elements, larger than the budget"
+  rows_match k.u32 one.ext
+  run 0 sort k.u32 -o l1 -t u32 --segment-length 1 --memory 16K
+  cmp -s k.u32 l1 || bad "--segment-length 1 changed the file"
+  # Several rows larger than the budget, each merged into its own place; with values.
+  row_reference kv.u32 10000 4 0 '<I' asc kv.val 8
+  RADIX_CLI_MERGE_PARTS=2 run 0 sort kv.u32 -o kv.ext -t u32 --values kv.val --values-out kv.val.ext --segment-length 10000 \
+    --memory 32K --tmpdir . --stats && plan "4 rows of 10000 elements, larger than the budget"
+  rows_match kv.u32 kv.ext kv.val.ext kv.val
+  # In place (-o naming the input), in blocks.
+  row_reference k.orig 100 4 0 '<I' asc
+  cp k.orig inplace
+  run 0 sort inplace -o inplace -t u32 --segment-length 100 --memory 16K
+  rows_match k.orig inplace
+  [ -z "$(ls -A | grep radix-)" ] || bad "temporaries left: $(ls -A | grep radix-)"
   ;;
 *)
   say "unknown section $SECTION"
