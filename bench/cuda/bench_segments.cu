@@ -194,14 +194,15 @@ void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream
 
 int main(int argc, char** argv) {
   int log2n = 28, reps = 7;
-  std::string only;
+  std::string only, extra;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--log2" && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--uniform" && i + 1 < argc) extra = argv[++i];
     else {
-      std::fprintf(stderr, "usage: radix_segments_bench [--log2 28] [--reps 7] [--only text]\n");
+      std::fprintf(stderr, "usage: radix_segments_bench [--log2 28] [--reps 7] [--only text[,text...]] [--uniform L[,L...]]\n");
       return 2;
     }
   }
@@ -216,20 +217,37 @@ int main(int argc, char** argv) {
   std::vector<shape> shapes = {uniform_shape(n, 16, "uniform 16"), uniform_shape(n, 256, "uniform 256"),
                                uniform_shape(n, 4096, "uniform 4096"), power_law(n, 99),
                                uniform_shape(n, n, "one segment")};
+  // --uniform: more uniform lengths, after the issue's shapes
+  for (std::size_t b = 0; b < extra.size();) {
+    const std::size_t e = std::min(extra.find(',', b), extra.size());
+    const std::uint64_t len = std::strtoull(extra.substr(b, e - b).c_str(), nullptr, 10);
+    if (len >= 1 && len <= n) shapes.push_back(uniform_shape(n, len, "uniform " + std::to_string(len)));
+    b = e + 1;
+  }
   std::vector<shape> torch_shapes;
   for (std::uint64_t len : {std::uint64_t(1024), std::uint64_t(16384), std::uint64_t(16), std::uint64_t(262144)})
     if (len <= n)
       torch_shapes.push_back(uniform_shape(n, len, "rows " + std::to_string(n / len) + " x " + std::to_string(len)));
+  // --only: the shapes whose name contains one of its comma-separated parts
+  const auto chosen = [&](const std::string& name) {
+    if (only.empty()) return true;
+    for (std::size_t b = 0; b <= only.size();) {
+      const std::size_t e = std::min(only.find(',', b), only.size());
+      if (e > b && name.find(only.substr(b, e - b)) != std::string::npos) return true;
+      b = e + 1;
+    }
+    return false;
+  };
   try {
     for (const auto& sh : shapes) {
-      if (!only.empty() && sh.name.find(only) == std::string::npos) continue;
+      if (!chosen(sh.name)) continue;
       for (bool pairs : {false, true}) {
         run_case<std::uint32_t, std::uint32_t>(sh, pairs, false, reps, st);
         run_case<float, std::uint32_t>(sh, pairs, false, reps, st);
       }
     }
     for (const auto& sh : torch_shapes) {
-      if (!only.empty() && sh.name.find(only) == std::string::npos) continue;
+      if (!chosen(sh.name)) continue;
       run_case<float, std::int64_t>(sh, true, true, reps, st);
     }
   } catch (const std::exception& e) {

@@ -13,6 +13,7 @@
 
 #include "harness.hpp"
 #include "radix/cuda.hpp"
+#include "cuda/testing.hpp"
 #include "radix/radix.hpp"
 
 namespace seg_tests {
@@ -134,7 +135,7 @@ TEST_CASE(segments_device_offsets, false) {
 }
 
 TEST_CASE(segments_uniform_routes, false) {
-  for (std::uint64_t len : {1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 700, 1024, 1025, 4096, 4097, 8192, 8193, 20000}) {
+  for (std::uint64_t len : {1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 100, 256, 257, 700, 1024, 1025, 4096, 4097, 8192, 8193, 20000}) {
     const std::uint64_t count = std::max<std::uint64_t>(1, 40000 / len);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(count, len), true, {}, 100 + len,
                                "uniform length " + std::to_string(len));
@@ -159,6 +160,26 @@ TEST_CASE(segments_small, true) {
   check_batch<std::uint64_t, std::uint64_t, std::uint64_t>(l, false, desc, 22, "small u64/u64 offsets descending");
   check_batch<float>(std::vector<std::uint64_t>(100, 12), true, {}, 23, "small f32 uniform 12");
   check_batch<std::uint16_t, std::uint8_t>(std::vector<std::uint64_t>(3, 3000), true, {}, 24, "small u16/u8 uniform 3000");
+}
+
+/// The warp route's limit moves segments between it and the block route:
+/// none (the small block shape takes 33..1024), 256 keys, and as many as a
+/// slice holds (more than 1024 keys for 1-byte keys).
+TEST_CASE(segments_warp_route_limits, true) {
+  auto& t = radix::cuda_detail::tuning_override();
+  const radix::cuda_detail::onesweep_tuning saved = t;
+  options desc;
+  desc.direction = order::descending;
+  const std::vector<std::uint64_t> l = {0, 1, 33, 64, 65, 255, 256, 257, 500, 1024, 1025, 3000, 4096, 4097, 2, 40};
+  for (std::uint32_t most : {0u, 256u, 100000u}) {
+    t.segment_warp_max = most;
+    const std::string w = " (warp route up to " + std::to_string(most) + ")";
+    check_batch<std::uint32_t>(l, false, {}, 31 + most, "u32 offsets" + w);
+    check_batch<std::uint64_t, std::uint64_t, std::uint64_t>(l, false, desc, 32 + most, "u64/u64 descending" + w);
+    check_batch<float, std::uint16_t>(std::vector<std::uint64_t>(20, 3000), true, {}, 33 + most, "f32/u16 uniform 3000" + w);
+    check_batch<std::uint8_t>(std::vector<std::uint64_t>(30, 200), true, desc, 34 + most, "u8 uniform 200" + w);
+  }
+  t = saved;
 }
 
 TEST_CASE(segments_graph_capture, true) {

@@ -24,6 +24,9 @@ struct onesweep_tuning {
   bool narrow = true;           ///< half-width keys between the first and last pass where the high halves agree
   bool pdl = true;              ///< Programmatic Dependent Launch between the passes (sm_90; RADIX_CUDA_PDL=0: off)
   int alt_policy = 0;           ///< sm90_alt_policy(..., alt_policy) where instantiated (RADIX_CUDA_ALT_POLICY=1..3)
+  /// Segmented sort: segments of 33 keys up to this many go to the warp route
+  /// (one warp each; 0: none; RADIX_CUDA_SEGMENT_WARP_MAX)
+  std::uint32_t segment_warp_max = 1024;
 };
 
 template <class U, class V>

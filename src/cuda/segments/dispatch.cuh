@@ -19,7 +19,7 @@ namespace radix::cuda_detail {
 /// alternates with it).
 struct segmented_workspace {
   core::workspace_layout layout{device_alignment};
-  int counts = -1, block[3] = {-1, -1, -1}, longer = -1, huge = -1;
+  int counts = -1, warp = -1, block[3] = {-1, -1, -1}, longer = -1, huge = -1;
   int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
 };
 
@@ -36,6 +36,17 @@ inline std::uint64_t huge_min(std::uint64_t n) {
   return std::max<std::uint64_t>(segment_tiers::large_tile, std::min<std::uint64_t>(n / sm_count(), 0xFFFFFFFFull));
 }
 
+/// The longest segment the warp route takes (0: none): the tuning's limit,
+/// rounded down to whole rounds of 32 keys and to a slice of at most
+/// segment_tiers::warp_slice_bytes.
+template <class U, class V>
+unsigned warp_capacity(sort_mode mode, const onesweep_tuning& t) {
+  const std::size_t most = std::min<std::size_t>(segment_tiers::warp_slice_bytes, current_device_limits().shared_optin);
+  unsigned cap = unsigned(std::min<std::uint64_t>(t.segment_warp_max, 65536)) / 32 * 32;
+  while (cap > segment_tiers::tiny && typename warp_lsd_agent<U, V>::slice_layout(cap, mode).bytes > most) cap -= 32;
+  return cap > segment_tiers::tiny ? cap : 0;
+}
+
 template <class U, class V>
 segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
   segmented_workspace w;
@@ -44,6 +55,8 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
   const std::uint64_t count = segs.count;
   w.counts = w.layout.add("counters", bin_counters * sizeof(unsigned));
   if (!uniform) {
+    if (warp_capacity<U, V>(mode, t) > 0)
+      w.warp = w.layout.add("short segments", std::min(count, n / (T::tiny + 1)) * 4);
     w.block[0] = w.layout.add("small segments", std::min(count, n / (T::tiny + 1)) * 4);
     w.block[1] = w.layout.add("mid segments", std::min(count, n / (T::small_tile + 1)) * 4);
     w.block[2] = w.layout.add("large segments", std::min(count, n / (T::mid_tile + 1)) * 4);
@@ -125,6 +138,33 @@ void launch_long_route(const segment_params<U, V>& p, const pass_list& passes, c
   RADIX_CUDA_CHECK_LAUNCH("radix lsd_segments_kernel");
 }
 
+/// The warp route over a list (or every segment): warps of one block share
+/// its shared memory, a slice each, up to four warps (or 48 KiB) a block so
+/// that an SM can hold several blocks.
+template <class U, class V>
+void launch_warp_route(const segment_params<U, V>& p, const pass_list& passes, const segment_reader& r,
+                       const std::uint32_t* list, const unsigned* list_count, unsigned capacity,
+                       std::uint64_t most, cudaStream_t s) {
+  if (most == 0 || capacity == 0) return;
+  const auto kernel = warp_segments_kernel<U, V>;
+  static std::once_flag once;
+  static cudaError_t status = cudaSuccess;
+  std::call_once(once, [&] {
+    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  int(current_device_limits().shared_optin));
+  });
+  if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute (warp_segments_kernel)", __FILE__, __LINE__);
+  const std::size_t slice = typename warp_lsd_agent<U, V>::slice_layout(capacity, p.mode).bytes;
+  const int warps = int(std::clamp<std::size_t>((48 << 10) / slice, 1, 4));
+  const std::size_t smem = slice * std::size_t(warps);
+  int per_sm = 0;
+  RADIX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, smem));
+  const std::uint64_t blocks = (most + warps - 1) / warps;
+  const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, std::uint64_t(std::max(1, per_sm)) * sm_count()));
+  kernel<<<grid, 32 * warps, smem, s>>>(p, passes, r, list, list_count, capacity);
+  RADIX_CUDA_CHECK_LAUNCH("radix warp_segments_kernel");
+}
+
 template <class U, class V, int G>
 void launch_tiny_route(const segment_params<U, V>& p, const segment_reader& r, cudaStream_t s) {
   constexpr std::uint64_t per_block = 256 / G;
@@ -178,6 +218,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
     op.range_mask = sp.range_mask;
     const pass_list passes = make_pass_list(job.begin_bit, end_bit, job.digit_bits);
     using T = segment_tiers;
+    const unsigned warp_cap = warp_capacity<U, V>(job.mode, job.tuning);
 
     auto* counts = reinterpret_cast<unsigned*>(at[w.counts]);
     RADIX_CUDA_CHECK(cudaMemsetAsync(counts, 0, bin_counters * sizeof(unsigned), s));
@@ -216,6 +257,8 @@ void segmented_sort(const segmented_job<U, V>& job) {
     if (segs.layout == segment_layout::uniform) {
       const std::uint64_t L = segs.length;
       if (L <= T::tiny) return launch_tiny_uniform<U, V>(sp, r, L, s);
+      if (L <= warp_cap)  // slices as long as the rows (whole rounds of 32), not the route's longest
+        return launch_warp_route<U, V>(sp, passes, r, nullptr, nullptr, unsigned((L + 31) / 32 * 32), r.count, s);
       if (L <= T::small_tile)
         return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count, s);
       if (L <= T::mid_tile)
@@ -238,6 +281,8 @@ void segmented_sort(const segmented_job<U, V>& job) {
                              "(longer segments are sized on the host); sort outside the capture");
     segment_bins bins;
     bins.counts = counts;
+    bins.warp = w.warp >= 0 ? reinterpret_cast<std::uint32_t*>(at[w.warp]) : nullptr;
+    bins.warp_max = bins.warp ? warp_cap : 0;
     for (int c = 0; c < 3; ++c) bins.block[c] = reinterpret_cast<std::uint32_t*>(at[w.block[c]]);
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
     bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
@@ -247,12 +292,18 @@ void segmented_sort(const segmented_job<U, V>& job) {
     bin_segments_kernel<<<unsigned(bin_blocks), 256, 0, s>>>(r, bins);
     RADIX_CUDA_CHECK_LAUNCH("radix bin_segments_kernel");
     launch_tiny_route<U, V, 32>(sp, r, s);
+    if (bins.warp)
+      launch_warp_route<U, V>(sp, passes, r, bins.warp, counts + 6, warp_cap, std::min(r.count, n / (T::tiny + 1)), s);
+    // (a block shape whose lengths all go to the warp route gets no launch)
+    const auto most_above = [&](std::uint64_t shorter, std::uint64_t longest) {
+      return warp_cap >= longest ? 0 : std::min(r.count, n / (std::max<std::uint64_t>(shorter, warp_cap) + 1));
+    };
     launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, bins.block[0], counts + 0,
-                                                               std::min(r.count, n / (T::tiny + 1)), s);
+                                                               most_above(T::tiny, T::small_tile), s);
     launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, bins.block[1], counts + 1,
-                                                           std::min(r.count, n / (T::small_tile + 1)), s);
+                                                           most_above(T::small_tile, T::mid_tile), s);
     launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, bins.block[2], counts + 2,
-                                                               std::min(r.count, n / (T::mid_tile + 1)), s);
+                                                               most_above(T::mid_tile, T::large_tile), s);
     if (n <= T::large_tile) return;  // no segment can be longer
     launch_long_route<U, V>(sp, passes, r, bins.longer, counts + 3, counts + 5, key_alt0, key_alt1, value_alt,
                             std::min(r.count, n / (T::large_tile + 1)), s);

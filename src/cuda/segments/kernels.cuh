@@ -1,6 +1,7 @@
-// The segmented sort's kernels: binning by length, the warp route for tiny
-// segments, and the block route (the single-tile agent of Onesweep, one
-// segment per block at a time).
+// The segmented sort's kernels: binning by length, the lane-group route for
+// tiny segments, the warp route (warp_lsd_agent) for short ones, the block
+// route (the single-tile agent of Onesweep, one segment per block at a time)
+// and the long route (block_lsd_agent).
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -8,6 +9,7 @@
 #include "../common/common.cuh"
 #include "../onesweep/single_tile_agent.cuh"
 #include "block_lsd_agent.cuh"
+#include "warp_lsd_agent.cuh"
 #include "segments.hpp"
 
 namespace radix::cuda_detail {
@@ -31,18 +33,20 @@ struct segment_range {
   std::uint64_t begin, end;
 };
 
-/// What the binning kernel fills: the block-sized segments of each shape,
-/// the long ones (one block each, in global memory) and the huge ones
-/// (Onesweep). counts[] is zeroed before it runs.
+/// What the binning kernel fills: the short segments (one warp each), the
+/// block-sized ones of each shape, the long ones (one block each, in global
+/// memory) and the huge ones (Onesweep). counts[] is zeroed before it runs.
 struct segment_bins {
-  /// [0..2] the block lists, [3] long, [4] huge; [5] the long route's ticket
+  /// [0..2] the block lists, [3] long, [4] huge; [5] the long route's ticket, [6] the warp list
   unsigned* counts = nullptr;
-  std::uint32_t* block[3] = {};      ///< segment ids of length in (tiny, small], (small, mid], (mid, large tile]
+  std::uint32_t* warp = nullptr;     ///< segment ids of length in (tiny, warp_max]
+  std::uint64_t warp_max = 0;        ///< 0: no warp route
+  std::uint32_t* block[3] = {};      ///< segment ids of length in (warp_max or tiny, small], (small, mid], (mid, large tile]
   segment_range* longer = nullptr;   ///< bounds of the segments in (large tile, huge_min]
   segment_range* huge = nullptr;     ///< bounds of the segments above huge_min
   std::uint64_t huge_min = 0;
 };
-constexpr int bin_counters = 6;
+constexpr int bin_counters = 7;
 
 /// One thread per segment: appends it to the list of its route. The order
 /// within a list varies from run to run; each segment is sorted alone, so
@@ -53,6 +57,10 @@ static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_
   for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < r.count; s += stride) {
     const std::uint64_t b = r.begin(s), e = r.begin(s + 1), len = e - b;
     if (len <= T::tiny) continue;
+    if (len <= bins.warp_max) {
+      bins.warp[atomicAdd(&bins.counts[6], 1u)] = std::uint32_t(s);
+      continue;
+    }
     const int c = len <= T::small_tile ? 0 : len <= T::mid_tile ? 1 : len <= T::large_tile ? 2 : 3;
     if (c < 3) bins.block[c][atomicAdd(&bins.counts[c], 1u)] = std::uint32_t(s);
     else if (len <= bins.huge_min) bins.longer[atomicAdd(&bins.counts[3], 1u)] = segment_range{b, e};
@@ -60,7 +68,7 @@ static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_
   }
 }
 
-/// What the warp and block routes read and write.
+/// What the lane-group, warp and long routes read and write.
 template <class U, class V>
 struct segment_params {
   U* keys = nullptr;
@@ -147,6 +155,34 @@ __global__ void __launch_bounds__(Threads) block_segments_kernel(const onesweep_
     p.n = len;
     __syncthreads();  // the previous segment is done with the shared memory
     single_tile_agent<U, V, Threads, Items>{p, passes, smem}.process();
+  }
+}
+
+/// Short segments: each warp sorts one segment at a time in its own slice of
+/// shared memory (warp_lsd_agent), taking the segments of a list, or every
+/// segment when `list` is null (uniform segments of one route). `capacity`:
+/// the longest segment a slice holds (a multiple of 32).
+template <class U, class V>
+__global__ void __launch_bounds__(128) warp_segments_kernel(const segment_params<U, V> p, const pass_list passes,
+                                                            const segment_reader r, const std::uint32_t* list,
+                                                            const unsigned* list_count, unsigned capacity) {
+  using agent = warp_lsd_agent<U, V>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const typename agent::slice_layout at(capacity, p.mode);
+  const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  unsigned char* slice = smem + warp * at.bytes;
+  const std::uint64_t total = list ? *list_count : r.count;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * warps + warp; i < total; i += std::uint64_t(gridDim.x) * warps) {
+    const std::uint64_t s = list ? list[i] : i;
+    const std::uint64_t b = r.begin(s), len = r.begin(s + 1) - b;
+    if (len < 2) {  // (uniform segments of length 1 come here only as argsort's zeros)
+      if constexpr (!std::is_same_v<V, no_value>)
+        if (len == 1 && p.mode == sort_mode::argsort && lane_id() == 0) p.values[b] = V(0);
+      continue;
+    }
+    V* values = nullptr;
+    if constexpr (!std::is_same_v<V, no_value>) values = p.values + b;
+    agent{p.keys + b, values, unsigned(len), p.mode, p.codec, p.range_mask, passes, slice, at}.process();
   }
 }
 

@@ -35,6 +35,12 @@ struct segment_tiers {
   /// One warp ranks up to 32 keys by comparison: 32 shuffles a key, no
   /// shared memory, and several short segments share a warp.
   static constexpr std::uint64_t tiny = 32;
+  /// The warp route (one warp a segment, warp_lsd_agent) takes segments up
+  /// to onesweep_tuning::segment_warp_max keys whose slice of shared memory
+  /// is at most this: its gain is many warps an SM. On the H100 it beat the
+  /// small block shape with slices of up to 14.5 KiB (768 keys with 4-byte
+  /// values) and lost with 23 KiB (1024 f32 keys with 8-byte values).
+  static constexpr std::size_t warp_slice_bytes = 16 << 10;
   /// 256 threads x 4 keys: the fewest threads the block ranking takes (one per
   /// 8-bit digit), with few empty rounds for segments of a few hundred keys.
   static constexpr int small_threads = 256, small_items = 4;

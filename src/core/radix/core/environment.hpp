@@ -28,6 +28,7 @@ inline constexpr variable variables[] = {
     {"RADIX_CUDA_NARROW", "0: Onesweep keeps full-width 32-bit keys between passes (for A/B measurements)"},
     {"RADIX_CUDA_PDL", "0: Onesweep launches its passes without Programmatic Dependent Launch (for A/B measurements)"},
     {"RADIX_CUDA_MID_TILES", "0: Onesweep skips its mid-size tiles (32-bit keys with 4-byte values; for A/B measurements)"},
+    {"RADIX_CUDA_SEGMENT_WARP_MAX", "keys: the segmented sort's longest segment sorted by one warp (0: none; for A/B measurements)"},
     {"RADIX_CUDA_SHARED_LIMIT", "bytes: the CUDA engine acts as if a block could have at most this much shared memory (tests of the fallbacks for GPUs with less than an H100)"},
     {"RADIX_CUDA_NO_PIN", "set: host spans are staged through pinned buffers instead of being pinned in place"},
     {"RADIX_TUNING_CACHE", "the file `radix calibrate` writes and the CUDA engine reads (default under XDG_CACHE_HOME or HOME)"},
