@@ -5,8 +5,10 @@
 // which the conformance suite checks against std::stable_sort.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -143,6 +145,15 @@ TEST_CASE(segments_uniform_routes, false) {
   options desc;
   desc.direction = order::descending;
   check_batch<double, std::uint64_t>(std::vector<std::uint64_t>(300, 16), true, desc, 7, "f64/u64 uniform 16");
+  // the row network (keys of up to 4 bytes, rows of 5 to 32): every key
+  // width, a last warp with fewer than 32 rows, padding, descending, bit ranges
+  check_batch<std::uint16_t, std::uint64_t>(std::vector<std::uint64_t>(1000, 7), true, desc, 40, "u16/u64 uniform 7 descending");
+  check_batch<float, std::uint16_t>(std::vector<std::uint64_t>(101, 32), true, {}, 41, "f32/u16 uniform 32");
+  check_batch<std::int32_t, std::uint8_t>(std::vector<std::uint64_t>(77, 13), true, desc, 42, "i32/u8 uniform 13 descending");
+  options low;
+  low.begin_bit = 1;
+  low.end_bit = 6;
+  check_batch<std::uint8_t>(std::vector<std::uint64_t>(500, 24), true, low, 43, "u8 uniform 24 bits [1, 6)");
   // at least as many long segments as SMs: one block each, in global memory
   check_batch<std::uint32_t>(std::vector<std::uint64_t>(140, 9000), true, {}, 8, "uniform 140 x 9000");
   check_batch<std::uint64_t, std::uint64_t>(std::vector<std::uint64_t>(133, 12345), true, desc, 9,
@@ -241,4 +252,93 @@ TEST_CASE(segments_graph_capture, true) {
     CU(cudaGraphDestroy(g));
   }
   CU(cudaStreamDestroy(s));
+}
+
+/// More than 2^31 elements in all (--large): segments of every route,
+/// those of the long, block and warp routes also starting beyond 2^31, and
+/// one for Onesweep (longer than n / SMs); keys, pairs and argsort against
+/// the CPU engine, element by element. Then uniform rows over as many.
+TEST_CASE(large_segments_above_2_31, false) {
+  const std::uint64_t target = (1ull << 31) + (1ull << 26);
+  size_t free_b = 0, total_b = 0;
+  CU(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < 8 * target) {  // keys, their alternates, 4-byte indices, workspace
+    std::printf("  (skipped: %zu bytes free)\n", free_b);
+    return;
+  }
+  std::uint64_t seed = 0x5e9a31;
+  std::printf("  seed=%llu\n", (unsigned long long)seed);
+  std::vector<std::uint64_t> off{0};
+  const std::uint64_t cycle[] = {0, 1, 5, 32, 33, 200, 1000, 1025, 5000, 8192, 20000, 70000};
+  bool huge_after = false;  // one for Onesweep before 2^31 and one beyond
+  for (std::uint64_t i = 0; off.back() < target; ++i) {
+    std::uint64_t len = cycle[i % 12] + (cycle[i % 12] > 1 ? splitmix(seed) % 7 : 0);
+    if (i == 40000 || (!huge_after && off.back() > (1ull << 31))) len = 40'000'000, huge_after = i != 40000;
+    off.push_back(off.back() + len);
+  }
+  const std::uint64_t n = off.back(), count = off.size() - 1;
+  std::printf("  n=%llu count=%llu\n", (unsigned long long)n, (unsigned long long)count);
+  std::vector<std::uint8_t> keys(n);
+  for (std::uint64_t i = 0; i < n; i += 8) {
+    const std::uint64_t r = splitmix(seed);
+    std::memcpy(keys.data() + i, &r, std::min<std::uint64_t>(8, n - i));
+  }
+  const segments hsegs = segments::from_offsets(off.data(), count);
+  dvec<std::uint64_t> doff(off);
+  const segments dsegs = segments::from_offsets(doff.p, count);
+
+  auto want = keys;
+  std::vector<std::uint32_t> want_idx(n);
+  radix::argsort_segments(std::span<const std::uint8_t>(keys), std::span<std::uint32_t>(want_idx), hsegs,
+                          on(engine::cpu, {}));
+  for (std::uint64_t s = 0; s < count; ++s)
+    for (std::uint64_t j = off[s]; j < off[s + 1]; ++j) want[j] = keys[off[s] + want_idx[j]];
+  {
+    dvec<std::uint8_t> dk(keys);
+    dvec<std::uint32_t> di(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
+    std::size_t wsb = radix::cuda::argsort_segments_workspace_bytes<std::uint8_t, std::uint32_t>(n, dsegs);
+    {
+      dvec<unsigned char> ws(wsb);
+      radix::cuda::argsort_segments(dk.p, di.p, n, dsegs, ws.p, wsb, 0);
+      CU(cudaDeviceSynchronize());
+    }
+    CHECK_MSG(same(di.down(), want_idx), "argsort, n = %llu", (unsigned long long)n);
+    // keys alone, in the same buffers
+    CU(cudaMemcpy(dk.p, keys.data(), n, cudaMemcpyHostToDevice));
+    wsb = radix::cuda::sort_segments_workspace_bytes<std::uint8_t>(n, dsegs);
+    dvec<unsigned char> ws(wsb);
+    radix::cuda::sort_segments(dk.p, n, dsegs, ws.p, wsb, 0);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(same(dk.down(), want), "keys, n = %llu", (unsigned long long)n);
+  }
+  {
+    std::vector<std::uint16_t> vals(n);
+    for (std::uint64_t s = 0; s < count; ++s)
+      for (std::uint64_t j = off[s]; j < off[s + 1]; ++j) vals[j] = std::uint16_t(j - off[s]);
+    std::vector<std::uint16_t> want_vals(n);
+    for (std::uint64_t j = 0; j < n; ++j) want_vals[j] = std::uint16_t(want_idx[j]);
+    dvec<std::uint8_t> dk(keys);
+    dvec<std::uint16_t> dv(vals);
+    const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<std::uint8_t, std::uint16_t>(n, dsegs);
+    dvec<unsigned char> ws(wsb);
+    radix::cuda::sort_segments(dk.p, dv.p, n, dsegs, ws.p, wsb, 0);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(same(dk.down(), want), "pairs keys, n = %llu", (unsigned long long)n);
+    CHECK_MSG(same(dv.down(), want_vals), "pairs values, n = %llu", (unsigned long long)n);
+  }
+  // uniform rows of 1000 over more than 2^31 keys
+  {
+    const std::uint64_t rows = target / 1000 + 1, m = rows * 1000;
+    keys.resize(m);
+    for (std::uint64_t i = n; i < m; ++i) keys[i] = std::uint8_t(splitmix(seed));
+    auto rk = keys;
+    radix::sort_segments(std::span<std::uint8_t>(rk), segments::uniform(rows, 1000), on(engine::cpu, {}));
+    dvec<std::uint8_t> dk(keys);
+    const segments u = segments::uniform(rows, 1000);
+    const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<std::uint8_t>(m, u);
+    dvec<unsigned char> ws(wsb);
+    radix::cuda::sort_segments(dk.p, m, u, ws.p, wsb, 0);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(same(dk.down(), rk), "uniform 1000, n = %llu", (unsigned long long)m);
+  }
 }

@@ -131,9 +131,10 @@ void launch_long_route(const segment_params<U, V>& p, const pass_list& passes, c
   constexpr std::size_t smem = sizeof(typename agent::storage);
   need_shared(smem, "long route");
   if (most == 0) return;
-  const unsigned resident = resident_blocks<lsd_segments_kernel<U, V, threads, items>, threads, smem>();
+  constexpr int min_blocks = segment_tiers::lsd_min_blocks(sizeof(U), std::is_same_v<V, no_value> ? 0 : sizeof(V));
+  const unsigned resident = resident_blocks<lsd_segments_kernel<U, V, threads, items, min_blocks>, threads, smem>();
   const unsigned grid = unsigned(std::min<std::uint64_t>(most, resident));
-  lsd_segments_kernel<U, V, threads, items>
+  lsd_segments_kernel<U, V, threads, items, min_blocks>
       <<<grid, threads, smem, s>>>(p, passes, r, list, list_count, ticket, key_alt0, key_alt1, value_alt);
   RADIX_CUDA_CHECK_LAUNCH("radix lsd_segments_kernel");
 }
@@ -174,9 +175,30 @@ void launch_tiny_route(const segment_params<U, V>& p, const segment_reader& r, c
   RADIX_CUDA_CHECK_LAUNCH("radix tiny_segments_kernel");
 }
 
-/// Uniform segments of length L <= tiny: groups of the smallest power of two >= L.
+/// The row network over every (uniform) row: four warps a block, 32 rows a warp.
+template <class U, class V, int N>
+void launch_row_network(const segment_params<U, V>& p, const segment_reader& r, cudaStream_t s) {
+  constexpr int threads = 128;
+  const std::size_t smem = (threads / 32) * 32 * (r.length | 1) * row_network_elem_bytes<U, V>();
+  int per_sm = 0;
+  RADIX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, row_network_kernel<U, V, N>, threads, smem));
+  const std::uint64_t blocks = (r.count + threads - 1) / threads;  // 32 rows a warp
+  const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, std::uint64_t(std::max(1, per_sm)) * sm_count()));
+  row_network_kernel<U, V, N><<<grid, threads, smem, s>>>(p, r);
+  RADIX_CUDA_CHECK_LAUNCH("radix row_network_kernel");
+}
+
+/// Uniform segments of length L <= tiny: keys of up to 4 bytes in rows of 5
+/// to 32 by the row network (N, the power of two >= L: from 5 keys on it
+/// takes fewer instructions than comparing every pair); others by groups of
+/// the smallest power of two >= L.
 template <class U, class V>
 void launch_tiny_uniform(const segment_params<U, V>& p, const segment_reader& r, std::uint64_t L, cudaStream_t s) {
+  if constexpr (sizeof(U) <= 4) {
+    if (L > 4 && L <= 8) return launch_row_network<U, V, 8>(p, r, s);
+    if (L > 8 && L <= 16) return launch_row_network<U, V, 16>(p, r, s);
+    if (L > 16) return launch_row_network<U, V, 32>(p, r, s);
+  }
   if (L <= 1) return launch_tiny_route<U, V, 1>(p, r, s);
   if (L <= 2) return launch_tiny_route<U, V, 2>(p, r, s);
   if (L <= 4) return launch_tiny_route<U, V, 4>(p, r, s);

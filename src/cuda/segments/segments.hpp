@@ -58,6 +58,14 @@ struct segment_tiers {
   /// tile by tile (block_lsd_agent). 512 x 8: two blocks an SM for 8-byte
   /// keys and values, 32 warps to hide the tiles' memory latency.
   static constexpr int lsd_threads = 512, lsd_items = 8;
+  /// Blocks an SM must hold (__launch_bounds__): two for keys and values of
+  /// up to 4 bytes, where the registers this caps spill a little and the
+  /// second block hides more latency (H100, power-law lengths: u32 keys 17.3
+  /// -> 14.2 ms, u32 pairs 32.4 -> 29.4); one with 8-byte keys or values,
+  /// which spilled more and lost (f32 keys with int64 values 4-24 %).
+  static constexpr int lsd_min_blocks(std::size_t key_bytes, std::size_t value_bytes) {
+    return key_bytes <= 4 && value_bytes <= 4 ? 2 : 1;
+  }
 };
 
 template <class U, class V>
