@@ -103,8 +103,11 @@ struct row {
   std::string text;
 };
 
+/// with_index: values are positions inside the row (int64, what torch.sort
+/// returns): radix fills them and sorts pairs, or (via_argsort) one argsort
+/// writes the positions and the sorted keys to a second buffer.
 template <class K, class V>
-void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream_t st) {
+void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream_t st, bool via_argsort = false) {
   const std::uint64_t count = sh.offsets.size() - 1, n = std::uint64_t(sh.offsets.back());
   dmem<K> pristine(n), k0(n), k1(n), kr(n);
   dmem<V> v0(pairs ? n : 0), v1(pairs ? n : 0), vr(pairs ? n : 0);
@@ -115,8 +118,19 @@ void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream
 
   const radix::segments segs = sh.uniform ? radix::segments::uniform(count, sh.uniform)
                                           : radix::segments::from_offsets(off.p, count);
-  std::size_t rws = pairs ? radix::cuda::sort_segments_workspace_bytes<K, V>(n, segs)
-                          : radix::cuda::sort_segments_workspace_bytes<K>(n, segs);
+  dmem<K> ksorted(via_argsort ? n : 0);
+  radix::sort_request areq;  // via_argsort: pristine keys in, positions and sorted keys out
+  areq.op = radix::operation::argsort;
+  areq.key = radix::key_desc_of<K>();
+  areq.n = n;
+  areq.keys = pristine.p;
+  areq.indices = vr.p;
+  areq.index_bytes = sizeof(V);
+  areq.sorted_keys = ksorted.p;
+  areq.segs = segs;
+  std::size_t rws = via_argsort ? radix::cuda::workspace_bytes(areq)
+                    : pairs     ? radix::cuda::sort_segments_workspace_bytes<K, V>(n, segs)
+                                : radix::cuda::sort_segments_workspace_bytes<K>(n, segs);
   dmem<unsigned char> ws(rws);
 
   std::size_t cub_a = 0, cub_b = 0;
@@ -144,6 +158,7 @@ void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream
   for (int r = 0; r < reps + 1; ++r) {  // the first round warms up
     reset(kr.p, vr.p);
     const float a = ev.ms(st, [&] {
+      if (via_argsort) return radix::cuda::sort(areq, ws.p, rws, st);
       if (with_index) fill_local_index<V><<<4096, 256, 0, st>>>(vr.p, off.p, count, sh.uniform);
       if (pairs) radix::cuda::sort_segments(kr.p, vr.p, n, segs, ws.p, rws, st);
       else radix::cuda::sort_segments(kr.p, n, segs, ws.p, rws, st);
@@ -162,7 +177,7 @@ void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream
     if (r == reps) {  // the last round: radix's keys against CUB's
       dmem<unsigned long long> diff(1);
       BCU(cudaMemsetAsync(diff.p, 0, 8, st));
-      bench::count_diff<K><<<1024, 256, 0, st>>>(kr.p, dk.Current(), n, diff.p, nullptr);
+      bench::count_diff<K><<<1024, 256, 0, st>>>(via_argsort ? ksorted.p : kr.p, dk.Current(), n, diff.p, nullptr);
       unsigned long long d = 0;
       BCU(cudaMemcpyAsync(&d, diff.p, 8, cudaMemcpyDeviceToHost, st));
       BCU(cudaStreamSynchronize(st));
@@ -184,7 +199,10 @@ void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream
   }
   const float a = median(t_radix), b = median(t_seg), c = median(t_segradix);
   const char* kname = std::is_integral_v<K> ? "u32" : "f32";
-  const std::string op = !pairs ? "keys" : with_index ? "keys+idx (i64)" : "pairs (u32 values)";
+  const std::string op = !pairs        ? "keys"
+                         : via_argsort ? "argsort, sorted keys + idx (i64)"
+                         : with_index  ? "keys+idx (i64)"
+                                       : "pairs (u32 values)";
   std::printf("| %s | %s | %s | %llu | %.3f | %.3f | %.3f | %.2fx | %.2fx |\n", sh.name.c_str(), kname, op.c_str(),
               (unsigned long long)count, a, b, c, b / a, c / a);
   std::fflush(stdout);
@@ -249,6 +267,7 @@ int main(int argc, char** argv) {
     for (const auto& sh : torch_shapes) {
       if (!chosen(sh.name)) continue;
       run_case<float, std::int64_t>(sh, true, true, reps, st);
+      run_case<float, std::int64_t>(sh, true, true, reps, st, true);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -66,6 +66,11 @@ struct sort_request {
   std::size_t value_bytes = 0;
   void* indices = nullptr;         ///< argsort: n indices of index_bytes (4 or 8) each
   std::uint8_t index_bytes = 0;
+  /// Argsort only, optional: n keys' room where the keys are written in
+  /// sorted order too (what torch.sort returns with its indices), apart from
+  /// `keys`. The CUDA engine's device API writes them in its passes; the
+  /// host API gathers them after the argsort.
+  void* sorted_keys = nullptr;
   options opts{};
   /// Segmented: every segment sorted on its own; argsort indices are then
   /// positions inside the element's segment.

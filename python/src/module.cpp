@@ -70,6 +70,7 @@ struct request_args {
   std::uintptr_t keys, values;
   std::size_t value_bytes;
   std::uintptr_t indices;
+  std::uintptr_t sorted_keys = 0;  ///< argsort: the keys in sorted order too (0: not asked)
   int index_bytes;
   bool descending, total_order;
   int begin_bit, end_bit;
@@ -89,6 +90,7 @@ radix::sort_request make(const request_args& a) {
   r.value_bytes = a.value_bytes;
   r.indices = reinterpret_cast<void*>(a.indices);
   r.index_bytes = std::uint8_t(a.index_bytes);
+  r.sorted_keys = reinterpret_cast<void*>(a.sorted_keys);
   r.opts.direction = a.descending ? radix::order::descending : radix::order::ascending;
   r.opts.floats = a.total_order ? radix::float_order::total : radix::float_order::numeric;
   r.opts.begin_bit = a.begin_bit;
@@ -148,6 +150,7 @@ NB_MODULE(_core, m) {
       .def_rw("value_bytes", &request_args::value_bytes)
       .def_rw("indices", &request_args::indices)
       .def_rw("index_bytes", &request_args::index_bytes)
+      .def_rw("sorted_keys", &request_args::sorted_keys)
       .def_rw("descending", &request_args::descending)
       .def_rw("total_order", &request_args::total_order)
       .def_rw("begin_bit", &request_args::begin_bit)

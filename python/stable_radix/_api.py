@@ -59,7 +59,7 @@ def _request(op, kind, n, opts, engine):
     r = _core.Request()
     r.op, r.kind, r.key_bytes = op, kind[0], kind[1]
     r.n = n
-    r.keys = r.values = r.indices = 0
+    r.keys = r.values = r.indices = r.sorted_keys = 0
     r.value_bytes = 0
     r.index_bytes = 0
     r.descending, r.total_order = opts.descending, opts.total_order
@@ -137,14 +137,25 @@ def _sort_rows(fw, arr, to_user, axis, opts, out, return_indices, index_dtype):
     device = fw.device_of(arr)
     eng = opts.engine_for(device)
     res = fw.empty(rows.shape, arr.dtype, device)
-    if rows.size:
-        fw.copy_(res, rows.moved)
     work = rows.length > 1 or opts.begin_bit or opts.end_bit != -1
     if return_indices:
         idt = _index_dtype(index_dtype)
         as_fw = (lambda d: fw.index_dtype(d)) if hasattr(fw, "index_dtype") else (lambda d: np.dtype(d))
         if idt == np.int32 and rows.length > 2**31 - 1:
             raise ValueError(f"stable_radix: int32 indices cannot number rows of {rows.length}; use index_dtype=int64")
+        if device is not None:
+            # On the GPU an argsort writes the sorted rows as well, and the
+            # positions in the asked width: one read of the input, no copy.
+            src = rows.moved if fw.is_contiguous(rows.moved) else fw.contiguous(rows.moved)
+            idx = fw.empty(rows.shape, as_fw(idt), device)
+            if rows.size:
+                req = rows.request(_request("argsort", kind, rows.size, opts, eng))
+                req.keys, req.sorted_keys = fw.pointer(src), fw.pointer(res)
+                req.indices, req.index_bytes = fw.pointer(idx), idt.itemsize
+                _run(fw, device, req)
+            return _rows_out(fw, arr, to_user, rows, (res, idx), out, True, device)
+        if rows.size:
+            fw.copy_(res, rows.moved)
         carried = np.dtype(np.int32) if rows.length <= 2**31 - 1 else np.dtype(np.int64)
         idx = fw.row_positions(rows.count, rows.length, as_fw(carried), device)
         if rows.size and work:
@@ -153,13 +164,20 @@ def _sort_rows(fw, arr, to_user, axis, opts, out, return_indices, index_dtype):
             _run(fw, device, req)
         if carried != idt:
             idx = fw.astype(idx, as_fw(idt))
-        result = (rows.back(res), rows.back(idx))
-    else:
-        if rows.size and work:
-            req = rows.request(_request("keys", kind, rows.size, opts, eng))
-            req.keys = fw.pointer(res)
-            _run(fw, device, req)
-        result = (rows.back(res),)
+        return _rows_out(fw, arr, to_user, rows, (res, idx), out, True, device)
+    if rows.size:
+        fw.copy_(res, rows.moved)
+    if rows.size and work:
+        req = rows.request(_request("keys", kind, rows.size, opts, eng))
+        req.keys = fw.pointer(res)
+        _run(fw, device, req)
+    return _rows_out(fw, arr, to_user, rows, (res,), out, False, device)
+
+
+def _rows_out(fw, arr, to_user, rows, moved, out, return_indices, device):
+    """The results of a rows sort (sort axis last) as the caller asked: new
+    arrays, or copied into `out`."""
+    result = tuple(rows.back(x) for x in moved)
     if out is None:
         return tuple(to_user(x) for x in result) if return_indices else to_user(result[0])
     outs = tuple(out) if return_indices else (out,)
@@ -282,6 +300,18 @@ def _sort_with_indices(fw, arr, to_user, axis, index_dtype, out, opts):
         res, out_i = ingest(out[0])[1], ingest(out[1])[1]
         _check_out(fw, res, (n,), arr.dtype, device, "out[0]")
         _check_out(fw, out_i, (n,), as_fw(idt), device, "out[1]")
+    if device is not None and (out is None or fw.pointer(res) != fw.pointer(src)):
+        # On the GPU an argsort writes the sorted keys as well (its last pass),
+        # straight from the input: no copy, no positions to fill and move.
+        if out is None:
+            res, out_i = fw.empty((n,), arr.dtype, device), fw.empty((n,), as_fw(idt), device)
+        if n:
+            req = _request("argsort", kind, n, opts, eng)
+            req.keys, req.sorted_keys = fw.pointer(src), fw.pointer(res)
+            req.indices, req.index_bytes = fw.pointer(out_i), idt.itemsize
+            _run(fw, device, req)
+        return tuple(out) if out is not None else (to_user(res), to_user(out_i))
+    if out is not None:
         if fw.pointer(res) != fw.pointer(src):
             fw.copy_(res, src)
     else:

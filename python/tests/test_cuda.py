@@ -84,6 +84,10 @@ def test_torch_sort_with_indices(name):
             got_v, got_i = sr.sort(x, descending=desc, return_indices=True)
             assert got_i.dtype == torch.int64 and got_i.device == x.device
             assert torch.equal(got_i, want_i) and torch.equal(_bits(torch, got_v), _bits(torch, want_v)), (name, n)
+            # into the caller's buffers, with int32 indices
+            v, i = torch.empty_like(x), torch.empty(n, dtype=torch.int32, device="cuda")
+            sr.sort(x, descending=desc, return_indices=True, index_dtype=torch.int32, out=(v, i))
+            assert torch.equal(i.long(), want_i) and torch.equal(_bits(torch, v), _bits(torch, want_v)), (name, n)
 
 
 def test_torch_pairs_out_and_streams():

@@ -55,8 +55,15 @@ void validate(const sort_request& r, bool check_pointers = true) {
       if (r.index_bytes == 4 && r.n > 0x100000000ull && !r.segs.segmented())
         bad("argsort with 32-bit indices needs n <= 2^32, got n = " + std::to_string(r.n));
       if (check_pointers && r.n > 0 && r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
+      if (r.sorted_keys && r.n > 0) {
+        const auto* k = static_cast<const std::byte*>(r.keys);
+        const auto* o = static_cast<const std::byte*>(r.sorted_keys);
+        const std::uint64_t bytes = r.n * std::uint64_t(r.key.bytes);
+        if (r.keys && o < k + bytes && k < o + bytes) bad("sorted_keys overlaps keys (the argsort reads them to the end)");
+      }
       break;
   }
+  if (r.sorted_keys && r.op != operation::argsort) bad("sorted_keys is an argsort output; this request is not an argsort");
   core::check_segments_shape(r.segs, r.n, r.op, r.index_bytes, check_pointers);
 }
 
@@ -93,6 +100,15 @@ engine_impl& pick_engine(engine e) { return pick(e); }
 
 void run(const sort_request& req, std::span<std::byte> workspace) {
   validate(req);
+  if (req.sorted_keys) {
+    // The argsort, then each key fetched by its index (the host engines
+    // have no pass that writes them on the way).
+    sort_request plain = req;
+    plain.sorted_keys = nullptr;
+    run(plain, workspace);
+    detail::gather_sorted_keys(req);
+    return;
+  }
   auto& e = pick(req.opts.use);
   if (req.segs.segmented()) {
     core::check_host_offsets(req.segs, req.n, req.op, req.index_bytes);

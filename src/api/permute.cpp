@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "../cpu/thread_pool.hpp"
+#include "engine/engine.hpp"
+#include "radix/core/segments.hpp"
 #include "radix/sort.hpp"
 
 namespace radix::detail {
@@ -45,6 +47,33 @@ void permute(void* records, std::size_t rb, std::uint64_t n, const void* perm, s
     const std::uint64_t b0 = n * i / t, b1 = n * (i + 1) / t;
     if (ib == 4) gather(data, copy, rb, static_cast<const std::uint32_t*>(perm), b0, b1);
     else gather(data, copy, rb, static_cast<const std::uint64_t*>(perm), b0, b1);
+  });
+}
+
+void gather_sorted_keys(const sort_request& req) {
+  const std::uint64_t n = req.n;
+  const std::size_t kb = req.key.bytes;
+  auto* out = static_cast<std::byte*>(req.sorted_keys);
+  const auto* in = static_cast<const std::byte*>(req.keys);
+  if (n == 0) return;
+  auto& pool = cpu::thread_pool::instance();
+  if (!req.segs.segmented()) {
+    const unsigned t = cpu::threads_for(n, req.opts.threads, 1 << 15);
+    pool.run(t, [&](unsigned i) {
+      const std::uint64_t b0 = n * i / t, b1 = n * (i + 1) / t;
+      if (req.index_bytes == 4) gather(out, in, kb, static_cast<const std::uint32_t*>(req.indices), b0, b1);
+      else gather(out, in, kb, static_cast<const std::uint64_t*>(req.indices), b0, b1);
+    });
+    return;
+  }
+  // segmented: the indices count from the start of each segment
+  const core::segment_view v(req.segs, n);
+  v.for_each([&](std::uint64_t, std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t i = b; i < e; ++i) {
+      const std::uint64_t local = req.index_bytes == 4 ? static_cast<const std::uint32_t*>(req.indices)[i]
+                                                       : static_cast<const std::uint64_t*>(req.indices)[i];
+      std::memcpy(out + i * kb, in + (b + local) * kb, kb);
+    }
   });
 }
 

@@ -84,6 +84,8 @@ void validate(const sort_request& r, bool check_pointers) {
   if (r.op == operation::argsort && r.n > 0) {
     if (reinterpret_cast<std::uintptr_t>(r.indices) % r.index_bytes != 0)
       bad("device indices are not aligned to their size");
+    if (!wide && reinterpret_cast<std::uintptr_t>(r.sorted_keys) % r.key.bytes != 0)
+      bad("device sorted_keys are not aligned to their size");
   }
 }
 
@@ -180,7 +182,7 @@ Job job_for(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t 
 /// where `alt` names them).
 template <class U, class V>
 int typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t wsb, cudaStream_t s,
-               const variant& algo, const alternates& alt = {}) {
+               const variant& algo, const alternates& alt = {}, void* sorted_keys = nullptr) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) {
@@ -194,6 +196,7 @@ int typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size
     auto j = job_for<onesweep_job<U, V>>(p, keys, values, ws, wsb, s);
     j.digit_bits = algo.digit_bits;
     j.tuning = tuning_override();
+    j.sorted_keys = static_cast<U*>(sorted_keys);
     j.key_alt = static_cast<U*>(alt.keys);
     if constexpr (!std::is_same_v<V, no_value>) j.value_alt = static_cast<V*>(alt.values);
     return onesweep_sort<U, V>(j);
@@ -258,13 +261,13 @@ void planned_sort(const core::sort_plan& p, const sort_request& r, void* ws, std
       const narrow_route w = narrow_route_layout<U>(p, algo);
       const auto at = w.layout.carve({static_cast<std::byte*>(ws), wsb});
       auto* idx = reinterpret_cast<std::uint32_t*>(at[w.indices]);
-      typed_sort<U, std::uint32_t>(p, keys, idx, at[w.argsort], w.layout.bytes(w.argsort), s, algo);
+      typed_sort<U, std::uint32_t>(p, keys, idx, at[w.argsort], w.layout.bytes(w.argsort), s, algo, {}, r.sorted_keys);
       widen_indices(static_cast<std::uint64_t*>(r.indices), idx, p.n, s);
       return;
     }
     if (p.route != core::value_route::via_index) {
       void* vals = p.route == core::value_route::indices ? r.indices : r.values;
-      typed_sort<U, V>(p, keys, static_cast<V*>(vals), ws, wsb, s, algo);  // in place: its result is there
+      typed_sort<U, V>(p, keys, static_cast<V*>(vals), ws, wsb, s, algo, {}, r.sorted_keys);  // in place: its result is there
       return;
     }
     const index_route w = index_route_layout<U, V>(p, algo);
@@ -366,6 +369,7 @@ void segmented_request_sort(const sort_request& r, void* ws, std::size_t wsb, cu
     j.mode = mode_of(p);
     j.keys = static_cast<U*>(r.keys);
     j.values = static_cast<V*>(p.route == core::value_route::indices ? r.indices : r.values);
+    j.sorted_keys = static_cast<U*>(r.sorted_keys);
     j.n = p.n;
     j.segs = r.segs;
     j.codec = p.codec<U>();
@@ -394,6 +398,15 @@ std::size_t device_workspace(const sort_request& r, const variant& algo) {
 void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {
   if (r.n == 0) return;
   if (r.segs.segmented()) return segmented_request_sort(r, ws, wsb, s);
+  if (r.sorted_keys && (radix::detail::is_wide_key(r.key) || is_multipass(algo))) {
+    // Onesweep writes argsort's sorted keys in its last pass; the others
+    // fetch each by its index afterwards.
+    sort_request plain = r;
+    plain.sorted_keys = nullptr;
+    device_sort(plain, ws, wsb, s, algo);
+    gather_bytes(r.sorted_keys, r.keys, r.key.bytes, r.indices, r.index_bytes, r.n, s);
+    return;
+  }
   if (radix::detail::is_wide_key(r.key)) return wide_request_sort(r, ws, wsb, s);
   planned_sort(core::plan_sort(r, caps_of(algo)), r, ws, wsb, s, algo);
 }

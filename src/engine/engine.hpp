@@ -57,6 +57,10 @@ void run_byte_keys(const sort_request& req, const void* keys_base, std::size_t s
 /// Host buffers; allocates its own scratch.
 void run_segments_by_sorts(const sort_request& req);
 
+/// Argsort's sorted_keys on the host, after the argsort: sorted_keys[i] =
+/// the key at indices[i] (inside its segment, for a segmented request).
+void gather_sorted_keys(const sort_request& req);
+
 /// The engine `e` resolves to (automatic: the best available); throws
 /// radix::engine_unavailable when it is not there.
 engine_impl& pick_engine(engine e);

@@ -282,6 +282,15 @@ TEST(Errors, MalformedRequests) {
   r.value_bytes = 2;
   r.values = nullptr;
   expect_error<radix::invalid_argument>([&] { radix::run(r); }, "values is null but n = 1000");
+  // sorted_keys: an argsort output, apart from the keys it reads
+  r = request_over(d);
+  r.sorted_keys = d.vals.data();
+  expect_error<radix::invalid_argument>([&] { radix::run(r); }, "sorted_keys is an argsort output");
+  r.op = radix::operation::argsort;
+  r.indices = d.idx.data();
+  r.index_bytes = 4;
+  r.sorted_keys = static_cast<std::byte*>(r.keys) + 8;
+  expect_error<radix::invalid_argument>([&] { radix::run(r); }, "sorted_keys overlaps keys");
   EXPECT_TRUE(d == before);
   // Null pointers are fine when there is nothing to sort.
   r = request_over(d);

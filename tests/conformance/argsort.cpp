@@ -41,6 +41,32 @@ bool run_argsort_case(kt t, const sort_case& c) {
     EXPECT_TRUE(gk) << "keys buffer";
     EXPECT_TRUE(gi) << "indices buffer";
     ok = ok && ri && rk && gk && gi;
+    if constexpr (sizeof(Ix) == 8) {
+      // with the sorted keys written too (what torch.sort returns)
+      guarded sb(c.n, sizeof(K)), ib2(c.n, sizeof(Ix));
+      radix::sort_request r;
+      r.op = radix::operation::argsort;
+      r.key = radix::key_desc_of<K>();
+      r.n = c.n;
+      r.keys = kb.data();
+      r.indices = ib2.data();
+      r.index_bytes = sizeof(Ix);
+      r.sorted_keys = sb.data();
+      r.opts = c.o;
+      if (!no_throw([&] { radix::run(r); }, "radix::run(argsort with sorted_keys)")) {
+        ok = false;
+        return;
+      }
+      std::vector<K> sorted(c.n);
+      for (std::uint64_t i = 0; i < c.n; ++i) sorted[i] = in[perm[i]];
+      auto rs = same_bytes(sb.data(), sorted.data(), sizeof(K), c.n, "sorted_keys (every element, buffer was poisoned)");
+      auto ri2 = same_bytes(ib2.data(), want.data(), sizeof(Ix), c.n, "indices with sorted_keys");
+      auto gs = sb.canaries_intact();
+      EXPECT_TRUE(rs);
+      EXPECT_TRUE(ri2);
+      EXPECT_TRUE(gs) << "sorted_keys buffer";
+      ok = ok && rs && ri2 && gs;
+    }
   };
   (one(tag<I>{}), ...);
   return ok;

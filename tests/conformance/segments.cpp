@@ -167,6 +167,25 @@ bool run_case(kt t, const shape& sh, const seg_case& c) {
     check(same_bytes(ib.data(), want.data(), sizeof(I), n, "indices (local to the segment; buffer was poisoned)"));
     check(same_bytes(kb.data(), in.data(), sizeof(K), n, "keys (argsort must not modify them)"));
     check(ib.canaries_intact());
+    if constexpr (sizeof(I) == 8) {
+      // with the sorted keys written too
+      guarded sb(n, sizeof(K)), ib2(n, sizeof(I));
+      radix::sort_request r;
+      r.op = radix::operation::argsort;
+      r.key = radix::key_desc_of<K>();
+      r.n = n;
+      r.keys = kb.data();
+      r.indices = ib2.data();
+      r.index_bytes = sizeof(I);
+      r.sorted_keys = sb.data();
+      r.opts = c.o;
+      r.segs = b.segs;
+      if (!no_throw([&] { radix::run(r); }, "radix::run(segmented argsort with sorted_keys)")) return false;
+      const auto sorted = gather_bytes(in.data(), sizeof(K), perm);
+      check(same_bytes(sb.data(), sorted.data(), sizeof(K), n, "sorted_keys (buffer was poisoned)"));
+      check(same_bytes(ib2.data(), want.data(), sizeof(I), n, "indices with sorted_keys"));
+      check(sb.canaries_intact());
+    }
     return true;
   };
   if (!argsort_with(tag<std::uint32_t>{}) || !argsort_with(tag<std::uint64_t>{})) return false;

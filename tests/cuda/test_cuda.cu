@@ -139,6 +139,35 @@ void check_argsort(const std::vector<H>& in, options o, const std::string& what)
   radix::argsort(std::span<const H>(in), std::span<I>(ref), cpu(o));
   CHECK_MSG(same_bytes(di.down(), ref), "argsort %s n=%zu ib=%zu", what.c_str(), n, sizeof(I));
   CHECK_MSG(same_bytes(dk.down(), in), "argsort modified its keys %s", what.c_str());
+  // with the sorted keys written too (Onesweep's last pass), into poisoned buffers;
+  // a multipass algorithm gathers them after its argsort instead
+  std::vector<H> sorted(n);
+  for (std::size_t i = 0; i < n; ++i) sorted[i] = in[std::size_t(ref[i])];
+  for (bool multipass : {false, true}) {
+    if (multipass && n > 100000) break;
+    std::vector<H> poison(n);
+    std::memset(poison.data(), 0x5A, n * sizeof(H));
+    dvec<H> ds(poison);
+    di.up(std::vector<I>(n, I(0x5A5A5A5A)));
+    radix::sort_request r;
+    r.op = radix::operation::argsort;
+    r.key = radix::key_desc_of<H>();
+    r.n = n;
+    r.keys = dk.p;
+    r.indices = di.p;
+    r.index_bytes = sizeof(I);
+    r.sorted_keys = ds.p;
+    r.opts = o;
+    const radix::cuda::variant v{radix::algorithm::reduce_then_scan};
+    const std::size_t need = multipass ? radix::cuda::workspace_bytes(r, v) : radix::cuda::workspace_bytes(r);
+    dvec<unsigned char> ws2(need);
+    if (multipass) radix::cuda::sort(r, v, ws2.p, need, 0);
+    else radix::cuda::sort(r, ws2.p, need, 0);
+    CU(cudaDeviceSynchronize());
+    const char* how = multipass ? "reduce_then_scan" : "automatic";
+    CHECK_MSG(same_bytes(di.down(), ref), "argsort with sorted_keys (%s) %s n=%zu: indices", how, what.c_str(), n);
+    CHECK_MSG(same_bytes(ds.down(), sorted), "argsort with sorted_keys (%s) %s n=%zu: keys", how, what.c_str(), n);
+  }
 }
 
 // around the tiles of every policy (sm90_policy, sm90_small_tiles) and the medium_n switch

@@ -99,6 +99,25 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
     CU(cudaDeviceSynchronize());
     CHECK_MSG(same(di.down(), ri), "argsort %s", what.c_str());
     CHECK_MSG(same(dk.down(), keys), "argsort changed its keys %s", what.c_str());
+    // with the sorted keys written too, into a poisoned buffer
+    dvec<K> ds(std::vector<K>(n, K(0x5A)));
+    di.up(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
+    radix::sort_request r;
+    r.op = radix::operation::argsort;
+    r.key = radix::key_desc_of<K>();
+    r.n = n;
+    r.keys = dk.p;
+    r.indices = di.p;
+    r.index_bytes = 4;
+    r.sorted_keys = ds.p;
+    r.opts = o;
+    r.segs = dsegs;
+    const std::size_t need = radix::cuda::workspace_bytes(r);
+    dvec<unsigned char> ws2(need);
+    radix::cuda::sort(r, ws2.p, need, 0);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(same(di.down(), ri), "argsort with sorted_keys: indices %s", what.c_str());
+    CHECK_MSG(same(ds.down(), pk), "argsort with sorted_keys: keys %s", what.c_str());
   }
 }
 

@@ -192,6 +192,7 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   onesweep_params<U, V> p;
   p.keys = job.keys;
   p.values = job.values;
+  if (job.mode == sort_mode::argsort) p.sorted_keys = job.sorted_keys;
   p.n = n;
   p.mode = job.mode;
   p.codec = job.codec;

@@ -88,8 +88,11 @@ __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_par
   const std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p.mode == sort_mode::argsort) {
     if constexpr (!std::is_same_v<V, no_value>) {
-      if (k == 0)
-        for (std::uint64_t i = first; i < p.n; i += stride) p.values[i] = index_value<V>(i);
+      if (k == 0)  // in order already: the identity, and the keys as they are
+        for (std::uint64_t i = first; i < p.n; i += stride) {
+          p.values[i] = index_value<V>(i);
+          if (p.sorted_keys) p.sorted_keys[i] = p.keys[i];
+        }
     }
     return;
   }

@@ -34,6 +34,7 @@ struct onesweep_job {
   sort_mode mode = sort_mode::keys;
   U* keys = nullptr;    ///< device; read-only for argsort
   V* values = nullptr;  ///< device; values (pairs) or indices (argsort)
+  U* sorted_keys = nullptr;  ///< argsort: the keys in sorted order too, or nullptr
   std::uint64_t n = 0;
   core::ordered_codec<U> codec{};
   int begin_bit = 0, end_bit = -1, digit_bits = 0;

@@ -67,6 +67,7 @@ enum class result_buffer : int { caller, alternate };
 template <class U, class V>
 struct onesweep_params {
   U* keys = nullptr;        ///< user keys: input, and output unless argsort
+  U* sorted_keys = nullptr; ///< argsort: where its last pass writes the keys (nullptr: nowhere)
   U* key_alt[2] = {};       ///< [1] only for argsort
   V* values = nullptr;      ///< user values (pairs) or indices (argsort)
   V* value_alt = nullptr;
@@ -84,7 +85,8 @@ struct onesweep_params {
 /// Sources and destinations of the e-th pass that runs, out of k. Keys/pairs
 /// ping-pong user <-> alt (a final copy when k's parity does not match
 /// onesweep_params::result); argsort reads the user's keys once, ping-pongs
-/// two key alternates, writes no keys in its last pass, and picks the index
+/// two key alternates, writes its last pass's keys to sorted_keys (or
+/// nowhere), and picks the index
 /// buffer of its first pass so that the last lands in the user's.
 template <class U, class V>
 struct pass_buffers {
@@ -104,7 +106,7 @@ struct pass_buffers {
     } else {
       // (no run-time index into the parameter array: that would copy it to local memory)
       b.ksrc = e == 0 ? p.keys : (((e - 1) & 1) ? p.key_alt[1] : p.key_alt[0]);
-      b.kdst = e == k - 1 ? nullptr : ((e & 1) ? p.key_alt[1] : p.key_alt[0]);
+      b.kdst = e == k - 1 ? p.sorted_keys : ((e & 1) ? p.key_alt[1] : p.key_alt[0]);
       auto idx = [&](int pass) { return ((k - 1 - pass) & 1) == 0 ? p.values : p.value_alt; };
       b.vsrc = e == 0 ? nullptr : idx(e - 1);
       b.vdst = idx(e);

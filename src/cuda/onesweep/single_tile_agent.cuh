@@ -119,12 +119,16 @@ struct single_tile_agent {
     return unsorted;
   }
 
-  /// In order already: only argsort has something to write (the identity).
+  /// In order already: only argsort has something to write (the identity,
+  /// and the keys where it is asked for them).
   __device__ __forceinline__ void write_sorted_input() const {
     if constexpr (has_values) {
       if (p.mode == sort_mode::argsort)
         for (int r = 0; r < rounds; ++r)
-          if (holds(r)) p.values[index(r)] = index_value<V>(index(r));
+          if (holds(r)) {
+            p.values[index(r)] = index_value<V>(index(r));
+            if (p.sorted_keys) p.sorted_keys[index(r)] = keys_buf(0)[index(r)];
+          }
     }
   }
 
@@ -171,9 +175,10 @@ struct single_tile_agent {
   /// origins (argsort: the origins are the output).
   __device__ __forceinline__ void store(int cur, const V (&vals)[has_values ? Items : 1]) const {
     const U* keys = keys_buf(cur);
-    if (p.mode != sort_mode::argsort)
+    U* out = p.mode != sort_mode::argsort ? p.keys : p.sorted_keys;
+    if (out)
       for (int r = 0; r < rounds; ++r)
-        if (holds(r)) p.keys[index(r)] = keys[index(r)];
+        if (holds(r)) out[index(r)] = keys[index(r)];
     if constexpr (has_values) {
       const index_t* origin = origin_buf(cur);
       if (p.mode == sort_mode::argsort) {

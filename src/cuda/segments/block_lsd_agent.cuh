@@ -33,6 +33,7 @@ struct lsd_segment {
   V* values;         ///< caller's values, or argsort's indices
   U* key_alt[2];     ///< [1]: argsort only
   V* value_alt;
+  U* sorted_keys;    ///< argsort: its last pass's keys go here (nullptr: nowhere)
   std::uint64_t n;
 };
 
@@ -100,15 +101,18 @@ struct block_lsd_agent {
   __device__ __forceinline__ void write_identity(const lsd_segment<U, V>& g) const {
     if constexpr (has_values)
       if (mode == sort_mode::argsort)
-        for (std::uint64_t i = threadIdx.x; i < g.n; i += Threads) g.values[i] = index_value<V>(i);
+        for (std::uint64_t i = threadIdx.x; i < g.n; i += Threads) {
+          g.values[i] = index_value<V>(i);
+          if (g.sorted_keys) g.sorted_keys[i] = g.keys[i];
+        }
   }
 
   /// Pass e of k (counting only the passes that run) over histogram p.
   __device__ void run_pass(const lsd_segment<U, V>& g, int p, int e, int k) {
     // Sources and destinations: keys/pairs ping-pong caller <-> alternate;
     // argsort reads the caller's keys first, ping-pongs its two key
-    // alternates, and picks the first index buffer so that the last pass
-    // lands in the caller's.
+    // alternates (the last pass writes to sorted_keys, if asked), and picks
+    // the first index buffer so that the last pass lands in the caller's.
     const U* ksrc;
     U* kdst;
     const V* vsrc = nullptr;
@@ -120,7 +124,7 @@ struct block_lsd_agent {
       vdst = (e & 1) ? g.values : g.value_alt;
     } else {
       ksrc = e == 0 ? g.keys : g.key_alt[(e - 1) & 1];
-      kdst = e == k - 1 ? nullptr : g.key_alt[e & 1];
+      kdst = e == k - 1 ? g.sorted_keys : g.key_alt[e & 1];
       auto idx = [&](int pass) { return ((k - 1 - pass) & 1) == 0 ? g.values : g.value_alt; };
       vsrc = e == 0 ? nullptr : idx(e - 1);
       vdst = idx(e);

@@ -230,12 +230,14 @@ void segmented_sort(const segmented_job<U, V>& job) {
     sp.keys = job.keys;
     sp.values = job.values;
     sp.mode = job.mode;
+    if (job.mode == sort_mode::argsort) sp.sorted_keys = job.sorted_keys;
     sp.codec = job.codec;
     sp.range_mask = core::bit_range_mask<U>(job.begin_bit, end_bit);
     onesweep_params<U, V> op;
     op.keys = job.keys;
     op.values = job.values;
     op.mode = job.mode;
+    op.sorted_keys = sp.sorted_keys;
     op.codec = job.codec;
     op.range_mask = sp.range_mask;
     const pass_list passes = make_pass_list(job.begin_bit, end_bit, job.digit_bits);
@@ -256,6 +258,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
       o.keys = job.keys + b;
       if constexpr (!std::is_same_v<V, no_value>) o.values = job.values + b;
       o.n = e - b;
+      if (sp.sorted_keys) o.sorted_keys = sp.sorted_keys + b;
       o.codec = job.codec;
       o.begin_bit = job.begin_bit;
       o.end_bit = end_bit;

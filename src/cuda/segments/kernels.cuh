@@ -73,6 +73,7 @@ template <class U, class V>
 struct segment_params {
   U* keys = nullptr;
   V* values = nullptr;  ///< pairs: values; argsort: local indices out
+  U* sorted_keys = nullptr;  ///< argsort: the keys in sorted order too, or nullptr
   sort_mode mode = sort_mode::keys;
   core::ordered_codec<U> codec{};
   U range_mask = 0;
@@ -133,6 +134,7 @@ __global__ void __launch_bounds__(256) tiny_segments_kernel(const segment_params
     }
     if (!mine) continue;
     if (p.mode != sort_mode::argsort) p.keys[b + place] = k;
+    else if (p.sorted_keys) p.sorted_keys[b + place] = k;
     if constexpr (has_values) {
       if (p.mode == sort_mode::pairs) p.values[b + place] = v;
       else p.values[b + place] = index_value<V>(member);
@@ -205,7 +207,7 @@ __global__ void __launch_bounds__(128) row_network_kernel(const segment_params<U
                  : ~C(0);
     bitonic_sort<C, N>(a);
     const auto from = [&](int i) { return unsigned(a[i]) & ((1u << pos_bits) - 1); };
-    if (p.mode != sort_mode::argsort) {
+    if (p.mode != sort_mode::argsort || p.sorted_keys) {
       U k[N];
 #pragma unroll
       for (int i = 0; i < N; ++i)
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(128) row_network_kernel(const segment_params<U
       for (int i = 0; i < N; ++i)
         if (mine && unsigned(i) < L) ks[lane * S + i] = k[i];
       __syncwarp();
-      U* out = p.keys + first * L;
+      U* out = (p.mode != sort_mode::argsort ? p.keys : p.sorted_keys) + first * L;
       for (unsigned t = lane; t < m; t += 32) out[t] = ks[at(t)];
     }
     if constexpr (has_values) {
@@ -258,11 +260,15 @@ __global__ void __launch_bounds__(Threads) block_segments_kernel(const onesweep_
     const std::uint64_t b = r.begin(s), len = r.begin(s + 1) - b;
     if (len < 2) {  // (uniform segments of length 1 come here only as argsort's zeros)
       if constexpr (!std::is_same_v<V, no_value>)
-        if (len == 1 && base.mode == sort_mode::argsort && threadIdx.x == 0) base.values[b] = V(0);
+        if (len == 1 && base.mode == sort_mode::argsort && threadIdx.x == 0) {
+          base.values[b] = V(0);
+          if (base.sorted_keys) base.sorted_keys[b] = base.keys[b];
+        }
       continue;
     }
     onesweep_params<U, V> p = base;
     p.keys = base.keys + b;
+    if (base.sorted_keys) p.sorted_keys = base.sorted_keys + b;
     if constexpr (!std::is_same_v<V, no_value>) p.values = base.values + b;
     p.n = len;
     __syncthreads();  // the previous segment is done with the shared memory
@@ -289,12 +295,17 @@ __global__ void __launch_bounds__(128) warp_segments_kernel(const segment_params
     const std::uint64_t b = r.begin(s), len = r.begin(s + 1) - b;
     if (len < 2) {  // (uniform segments of length 1 come here only as argsort's zeros)
       if constexpr (!std::is_same_v<V, no_value>)
-        if (len == 1 && p.mode == sort_mode::argsort && lane_id() == 0) p.values[b] = V(0);
+        if (len == 1 && p.mode == sort_mode::argsort && lane_id() == 0) {
+          p.values[b] = V(0);
+          if (p.sorted_keys) p.sorted_keys[b] = p.keys[b];
+        }
       continue;
     }
     V* values = nullptr;
     if constexpr (!std::is_same_v<V, no_value>) values = p.values + b;
-    agent{p.keys + b, values, unsigned(len), p.mode, p.codec, p.range_mask, passes, slice, at}.process();
+    agent{p.keys + b, values, p.sorted_keys ? p.sorted_keys + b : nullptr, unsigned(len), p.mode, p.codec,
+          p.range_mask, passes, slice, at}
+        .process();
   }
 }
 
@@ -328,6 +339,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) lsd_segments_kernel(const 
     seg.key_alt[1] = key_alt1 ? key_alt1 + g.begin : nullptr;
     seg.value_alt = nullptr;
     if constexpr (!std::is_same_v<V, no_value>) seg.value_alt = value_alt + g.begin;
+    seg.sorted_keys = p.sorted_keys ? p.sorted_keys + g.begin : nullptr;
     seg.n = g.end - g.begin;
     agent{p.mode, p.codec, p.range_mask, passes, st}.process(seg);
   }

@@ -73,6 +73,7 @@ struct segmented_job {
   sort_mode mode = sort_mode::keys;
   U* keys = nullptr;    ///< device; read-only for argsort
   V* values = nullptr;  ///< device; values (pairs) or indices (argsort, local to the segment)
+  U* sorted_keys = nullptr;  ///< argsort: the keys in sorted order too, or nullptr
   std::uint64_t n = 0;
   segments segs{};      ///< offsets (if any) in device memory
   core::ordered_codec<U> codec{};

@@ -51,6 +51,7 @@ struct warp_lsd_agent {
 
   U* keys;       ///< the segment's keys (read-only for argsort)
   V* values;     ///< its values, or argsort's local indices out
+  U* sorted_out; ///< argsort: where its keys go in sorted order too (nullptr: nowhere)
   unsigned n;    ///< its length, at most the slice's capacity
   sort_mode mode;
   core::ordered_codec<U> codec;
@@ -114,7 +115,10 @@ struct warp_lsd_agent {
   __device__ __forceinline__ void write_sorted_input() const {
     if constexpr (has_values)
       if (mode == sort_mode::argsort)
-        for (unsigned j = lane_id(); j < n; j += 32) values[j] = index_value<V>(j);
+        for (unsigned j = lane_id(); j < n; j += 32) {
+          values[j] = index_value<V>(j);
+          if (sorted_out) sorted_out[j] = key_buf(0)[j];
+        }
   }
 
   /// Each key's rank among the equal digits before it; the counters end
@@ -177,8 +181,9 @@ struct warp_lsd_agent {
   /// writes the origins.
   __device__ __forceinline__ void store(int cur) const {
     const U* sorted = key_buf(cur);
+    U* out = mode != sort_mode::argsort ? keys : sorted_out;
     for (unsigned j = lane_id(); j < n; j += 32) {
-      if (mode != sort_mode::argsort) keys[j] = sorted[j];
+      if (out) out[j] = sorted[j];
       if constexpr (has_values) {
         const index_t o = origin_buf(cur)[j];
         values[j] = mode == sort_mode::argsort ? index_value<V>(o) : value_buf()[o];
