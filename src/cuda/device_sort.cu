@@ -355,9 +355,43 @@ core::sort_plan segmented_plan(const sort_request& r) {
   return p;
 }
 
+/// Argsort of uniform rows longer than the block routes into 8-byte
+/// positions: the long route moves the positions through every pass, so it
+/// moves 4-byte ones and they are widened once at the end (as
+/// narrows_indices does for one array). The short routes write positions
+/// only once and write the 8-byte ones directly.
+bool segmented_narrows_indices(const core::sort_plan& p, const sort_request& r) {
+  return p.route == core::value_route::indices && p.index_bytes == 8 && r.segs.layout == segment_layout::uniform &&
+         r.segs.length > segment_tiers::large_tile && r.segs.length <= 0xFFFFFFFFull;
+}
+
+template <class U, class V>
+segmented_job<U, V> segmented_job_for(const core::sort_plan& p, const sort_request& r, V* values, void* ws,
+                                      std::size_t wsb, cudaStream_t s) {
+  segmented_job<U, V> j;
+  j.mode = mode_of(p);
+  j.keys = static_cast<U*>(r.keys);
+  j.values = values;
+  j.sorted_keys = static_cast<U*>(r.sorted_keys);
+  j.n = p.n;
+  j.segs = r.segs;
+  j.codec = p.codec<U>();
+  j.begin_bit = p.begin_bit;
+  j.end_bit = p.end_bit;
+  j.digit_bits = p.digit_bits;
+  j.workspace = ws;
+  j.workspace_bytes = wsb;
+  j.stream = s;
+  j.tuning = tuning_override();
+  return j;
+}
+
 std::size_t segmented_request_workspace(const sort_request& r) {
   const core::sort_plan p = segmented_plan(r);
-  return core::with_types(p, [&]<class U, class V>() {
+  return core::with_types(p, [&]<class U, class V>() -> std::size_t {
+    if (segmented_narrows_indices(p, r))
+      return segmented_workspace_bytes<U, std::uint32_t>(mode_of(p), p.n, r.segs, tuning_override()) +
+             device_alignment + p.n * 4;
     return segmented_workspace_bytes<U, V>(mode_of(p), p.n, r.segs, tuning_override());
   });
 }
@@ -365,22 +399,17 @@ std::size_t segmented_request_workspace(const sort_request& r) {
 void segmented_request_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
   const core::sort_plan p = segmented_plan(r);
   core::with_types(p, [&]<class U, class V>() {
-    segmented_job<U, V> j;
-    j.mode = mode_of(p);
-    j.keys = static_cast<U*>(r.keys);
-    j.values = static_cast<V*>(p.route == core::value_route::indices ? r.indices : r.values);
-    j.sorted_keys = static_cast<U*>(r.sorted_keys);
-    j.n = p.n;
-    j.segs = r.segs;
-    j.codec = p.codec<U>();
-    j.begin_bit = p.begin_bit;
-    j.end_bit = p.end_bit;
-    j.digit_bits = p.digit_bits;
-    j.workspace = ws;
-    j.workspace_bytes = wsb;
-    j.stream = s;
-    j.tuning = tuning_override();
-    segmented_sort<U, V>(j);
+    if (segmented_narrows_indices(p, r)) {
+      // [4-byte positions | the segmented sort's workspace]
+      const std::size_t idx_bytes = (p.n * 4 + device_alignment - 1) / device_alignment * device_alignment;
+      auto* idx = static_cast<std::uint32_t*>(ws);
+      segmented_sort<U, std::uint32_t>(segmented_job_for<U, std::uint32_t>(
+          p, r, idx, static_cast<std::byte*>(ws) + idx_bytes, wsb - idx_bytes, s));
+      widen_indices(static_cast<std::uint64_t*>(r.indices), idx, p.n, s);
+      return;
+    }
+    segmented_sort<U, V>(segmented_job_for<U, V>(
+        p, r, static_cast<V*>(p.route == core::value_route::indices ? r.indices : r.values), ws, wsb, s));
   });
 }
 

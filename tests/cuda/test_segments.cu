@@ -178,6 +178,36 @@ TEST_CASE(segments_uniform_routes, false) {
   check_batch<std::uint64_t, std::uint64_t>(std::vector<std::uint64_t>(133, 12345), true, desc, 9,
                                             "u64/u64 uniform 133 x 12345 descending");
   check_batch<std::uint8_t, std::uint32_t>(std::vector<std::uint64_t>(150, 8200), true, {}, 10, "u8 uniform 150 x 8200");
+  // 8-byte positions of long uniform rows: sorted as 4-byte ones and widened
+  for (const auto& [count, len] : {std::pair<std::uint64_t, std::uint64_t>{140, 9000}, {3, 70000}}) {
+    const std::uint64_t n = count * len;
+    const auto keys = random_bits<float>(n, 50 + len);
+    std::vector<std::uint64_t> want(n);
+    radix::argsort_segments(std::span<const float>(keys), std::span<std::uint64_t>(want), segments::uniform(count, len),
+                            on(engine::cpu, desc));
+    std::vector<float> sorted(n);
+    for (std::uint64_t i = 0; i < n; ++i) sorted[i] = keys[(i / len) * len + want[i]];
+    dvec<float> dk(keys), ds(std::vector<float>(n, -1.0f));
+    dvec<std::uint64_t> di(std::vector<std::uint64_t>(n, ~0ull));
+    radix::sort_request r;
+    r.op = radix::operation::argsort;
+    r.key = radix::key_desc_of<float>();
+    r.n = n;
+    r.keys = dk.p;
+    r.indices = di.p;
+    r.index_bytes = 8;
+    r.sorted_keys = ds.p;
+    r.opts = desc;
+    r.segs = segments::uniform(count, len);
+    const std::size_t need = radix::cuda::workspace_bytes(r);
+    dvec<unsigned char> ws(need);
+    radix::cuda::sort(r, ws.p, need, 0);
+    CU(cudaDeviceSynchronize());
+    CHECK_MSG(same(di.down(), want), "8-byte positions, uniform %llu x %llu", (unsigned long long)count,
+              (unsigned long long)len);
+    CHECK_MSG(same(ds.down(), sorted), "sorted keys, uniform %llu x %llu", (unsigned long long)count,
+              (unsigned long long)len);
+  }
 }
 
 /// Every kernel once, on small inputs (the compute-sanitizer set, with
