@@ -131,11 +131,19 @@ void launch_long_route(const segment_params<U, V>& p, const pass_list& passes, c
   constexpr std::size_t smem = sizeof(typename agent::storage);
   need_shared(smem, "long route");
   if (most == 0) return;
-  constexpr int min_blocks = segment_tiers::lsd_min_blocks(sizeof(U), std::is_same_v<V, no_value> ? 0 : sizeof(V));
-  const unsigned resident = resident_blocks<lsd_segments_kernel<U, V, threads, items, min_blocks>, threads, smem>();
-  const unsigned grid = unsigned(std::min<std::uint64_t>(most, resident));
-  lsd_segments_kernel<U, V, threads, items, min_blocks>
-      <<<grid, threads, smem, s>>>(p, passes, r, list, list_count, ticket, key_alt0, key_alt1, value_alt);
+  constexpr std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
+  const auto launch = [&]<int MinBlocks>() {
+    const unsigned resident = resident_blocks<lsd_segments_kernel<U, V, threads, items, MinBlocks>, threads, smem>();
+    const unsigned grid = unsigned(std::min<std::uint64_t>(most, resident));
+    lsd_segments_kernel<U, V, threads, items, MinBlocks>
+        <<<grid, threads, smem, s>>>(p, passes, r, list, list_count, ticket, key_alt0, key_alt1, value_alt);
+  };
+  if constexpr (segment_tiers::lsd_may_pair_blocks(sizeof(U), vb)) {
+    if (segment_tiers::lsd_pair_blocks(sizeof(U), vb, r.length)) launch.template operator()<2>();
+    else launch.template operator()<1>();
+  } else {
+    launch.template operator()<1>();
+  }
   RADIX_CUDA_CHECK_LAUNCH("radix lsd_segments_kernel");
 }
 

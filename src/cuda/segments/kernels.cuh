@@ -313,8 +313,8 @@ __global__ void __launch_bounds__(128) warp_segments_kernel(const segment_params
 /// that blocks finishing early take more) and sorts it alone in global
 /// memory (block_lsd_agent), between the caller's buffers and the
 /// alternates at the same offsets. Segments come from a list of bounds, or
-/// are every segment when `list` is null (uniform ones). MinBlocks:
-/// segment_tiers::lsd_min_blocks.
+/// are every segment when `list` is null (uniform ones). MinBlocks: 1, or
+/// 2 where segment_tiers::lsd_pair_blocks.
 template <class U, class V, int Threads, int Items, int MinBlocks>
 __global__ void __launch_bounds__(Threads, MinBlocks) lsd_segments_kernel(const segment_params<U, V> p, const pass_list passes,
                                                                const segment_reader r, const segment_range* list,

@@ -58,13 +58,20 @@ struct segment_tiers {
   /// tile by tile (block_lsd_agent). 512 x 8: two blocks an SM for 8-byte
   /// keys and values, 32 warps to hide the tiles' memory latency.
   static constexpr int lsd_threads = 512, lsd_items = 8;
-  /// Blocks an SM must hold (__launch_bounds__): two for keys and values of
-  /// up to 4 bytes, where the registers this caps spill a little and the
-  /// second block hides more latency (H100, power-law lengths: u32 keys 17.3
-  /// -> 14.2 ms, u32 pairs 32.4 -> 29.4); one with 8-byte keys or values,
-  /// which spilled more and lost (f32 keys with int64 values 4-24 %).
-  static constexpr int lsd_min_blocks(std::size_t key_bytes, std::size_t value_bytes) {
-    return key_bytes <= 4 && value_bytes <= 4 ? 2 : 1;
+  /// Two blocks an SM (__launch_bounds__(lsd_threads, 2)) instead of one:
+  /// the registers this caps spill a little, the second block hides more
+  /// latency. Only keys and values of up to 4 bytes (8-byte ones spilled
+  /// more and lost 4-24 %). Measured on the H100 at 2^28 elements: keys
+  /// alone won everywhere (power-law lengths 17.3 -> 14.0 ms, rows of 16384
+  /// 9.9 -> 7.6); with 4-byte values it won on power-law lengths (31.9 ->
+  /// 29.4) and rows of 262144 (30.0 -> 25.9) but lost on rows of 16384
+  /// (15.8 -> 22.3), hence rows of values shorter than 2^16 keep one.
+  static constexpr bool lsd_may_pair_blocks(std::size_t key_bytes, std::size_t value_bytes) {
+    return key_bytes <= 4 && value_bytes <= 4;
+  }
+  static constexpr bool lsd_pair_blocks(std::size_t key_bytes, std::size_t value_bytes, std::uint64_t uniform_length) {
+    return lsd_may_pair_blocks(key_bytes, value_bytes) &&
+           (value_bytes == 0 || uniform_length == 0 || uniform_length >= (std::uint64_t(1) << 16));
   }
 };
 
