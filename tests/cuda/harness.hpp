@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "radix/cuda.hpp"
+
 namespace ct {
 
 struct test_case {
@@ -98,3 +100,26 @@ inline std::uint64_t splitmix(std::uint64_t& s) {
   return z ^ (z >> 31);
 }
 
+/// An argsort of n device keys into device indices that also writes the
+/// keys in sorted order (sort_request::sorted_keys), run with the device
+/// API on the default stream (`variant`: an algorithm forced, else automatic).
+template <class K>
+void argsort_with_sorted_keys(const K* keys, void* indices, int index_bytes, K* sorted, std::uint64_t n,
+                              const radix::options& o, const radix::segments& segs = {},
+                              const radix::cuda::variant* variant = nullptr) {
+  radix::sort_request r;
+  r.op = radix::operation::argsort;
+  r.key = radix::key_desc_of<K>();
+  r.n = n;
+  r.keys = const_cast<K*>(keys);
+  r.indices = indices;
+  r.index_bytes = std::uint8_t(index_bytes);
+  r.sorted_keys = sorted;
+  r.opts = o;
+  r.segs = segs;
+  const std::size_t need = variant ? radix::cuda::workspace_bytes(r, *variant) : radix::cuda::workspace_bytes(r);
+  dvec<unsigned char> ws(need);
+  if (variant) radix::cuda::sort(r, *variant, ws.p, need, 0);
+  else radix::cuda::sort(r, ws.p, need, 0);
+  CU(cudaDeviceSynchronize());
+}

@@ -102,20 +102,7 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
     // with the sorted keys written too, into a poisoned buffer
     dvec<K> ds(std::vector<K>(n, K(0x5A)));
     di.up(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
-    radix::sort_request r;
-    r.op = radix::operation::argsort;
-    r.key = radix::key_desc_of<K>();
-    r.n = n;
-    r.keys = dk.p;
-    r.indices = di.p;
-    r.index_bytes = 4;
-    r.sorted_keys = ds.p;
-    r.opts = o;
-    r.segs = dsegs;
-    const std::size_t need = radix::cuda::workspace_bytes(r);
-    dvec<unsigned char> ws2(need);
-    radix::cuda::sort(r, ws2.p, need, 0);
-    CU(cudaDeviceSynchronize());
+    argsort_with_sorted_keys<K>(dk.p, di.p, 4, ds.p, n, o, dsegs);
     CHECK_MSG(same(di.down(), ri), "argsort with sorted_keys: indices %s", what.c_str());
     CHECK_MSG(same(ds.down(), pk), "argsort with sorted_keys: keys %s", what.c_str());
   }
@@ -189,20 +176,7 @@ TEST_CASE(segments_uniform_routes, false) {
     for (std::uint64_t i = 0; i < n; ++i) sorted[i] = keys[(i / len) * len + want[i]];
     dvec<float> dk(keys), ds(std::vector<float>(n, -1.0f));
     dvec<std::uint64_t> di(std::vector<std::uint64_t>(n, ~0ull));
-    radix::sort_request r;
-    r.op = radix::operation::argsort;
-    r.key = radix::key_desc_of<float>();
-    r.n = n;
-    r.keys = dk.p;
-    r.indices = di.p;
-    r.index_bytes = 8;
-    r.sorted_keys = ds.p;
-    r.opts = desc;
-    r.segs = segments::uniform(count, len);
-    const std::size_t need = radix::cuda::workspace_bytes(r);
-    dvec<unsigned char> ws(need);
-    radix::cuda::sort(r, ws.p, need, 0);
-    CU(cudaDeviceSynchronize());
+    argsort_with_sorted_keys<float>(dk.p, di.p, 8, ds.p, n, desc, segments::uniform(count, len));
     CHECK_MSG(same(di.down(), want), "8-byte positions, uniform %llu x %llu", (unsigned long long)count,
               (unsigned long long)len);
     CHECK_MSG(same(ds.down(), sorted), "sorted keys, uniform %llu x %llu", (unsigned long long)count,
