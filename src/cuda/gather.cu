@@ -83,14 +83,15 @@ __global__ void __launch_bounds__(gather_threads) gather_kernel(W* __restrict__ 
 }
 
 int grid_for(std::uint64_t chunks) {
-  static int sms = [] {
+  static per_device<int> sm_counts;
+  const int sms = sm_counts.get([] {
     int dev = 0, n = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
       (void)cudaGetLastError();
       n = 132;
     }
     return n;
-  }();
+  });
   // Enough resident warps to keep many reads in flight, no more (grid-stride).
   const std::uint64_t blocks = (chunks + gather_threads / 32 - 1) / (gather_threads / 32);
   return int(std::min<std::uint64_t>(blocks, std::uint64_t(sms) * 8));

@@ -186,6 +186,23 @@ TEST_CASE(segments_uniform_routes, false) {
 
 /// Every kernel once, on small inputs (the compute-sanitizer set, with
 /// segments_graph_capture for the long route).
+// Kernel attributes (shared-memory limits, occupancy) belong to a device: a
+// process that sorts on one GPU and then on another must set them on each.
+TEST_CASE(every_device_sorts, true) {
+  int count = 0;
+  CU(cudaGetDeviceCount(&count));
+  if (count < 2) std::printf("  one GPU visible: device 0 only\n");
+  for (int dev = 0; dev < std::min(count, 4); ++dev) {
+    CU(cudaSetDevice(dev));
+    std::printf("  device %d\n", dev);
+    check_batch<std::uint32_t>({3000}, false, {}, 71 + dev, "one short segment (one tile)");
+    check_batch<std::uint32_t>({1u << 20}, false, {}, 81 + dev, "one segment of 2^20 (Onesweep)");
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(64, 1000), true, {}, 91 + dev, "rows of 1000");
+    check_batch<std::uint64_t>(std::vector<std::uint64_t>(16, 6000), true, {}, 101 + dev, "rows of 6000");
+  }
+  CU(cudaSetDevice(0));
+}
+
 TEST_CASE(segments_small, true) {
   std::vector<std::uint64_t> l = {0, 1, 2, 7, 31, 32, 33, 500, 1024, 1025, 3000, 4097, 8192, 0, 9000};
   check_batch<std::uint32_t>(l, false, {}, 21, "small u32 offsets");

@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -80,6 +82,28 @@ struct device_limits {
   bool pdl() const { return major >= 9; }  ///< Programmatic Dependent Launch needs sm_90
 };
 const device_limits& current_device_limits();  // device_sort.cu
+
+/// A value computed once per device and kept: a kernel's shared-memory limit
+/// (cudaFuncSetAttribute) and its occupancy belong to the device current when
+/// they were set or asked, so a process that sorts on several GPUs needs each
+/// device's own. compute() runs with that device current, under a lock.
+template <class T>
+class per_device {
+ public:
+  template <class F>
+  const T& get(F&& compute) {
+    int dev = 0;
+    RADIX_CUDA_CHECK(cudaGetDevice(&dev));
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = values_.find(dev);
+    if (it == values_.end()) it = values_.emplace(dev, compute()).first;  // std::map: references stay valid
+    return it->second;
+  }
+
+ private:
+  std::mutex m_;
+  std::map<int, T> values_;
+};
 
 /// Launches kernel<<<grid, block, smem, s>>>(args...), with Programmatic
 /// Dependent Launch when `pdl` (the kernel must begin with pdl_wait(); the

@@ -55,15 +55,15 @@ std::size_t multipass_workspace_bytes(sort_mode mode, std::uint64_t n, const mul
   return multipass_layout(mode, n, int(sizeof(U)), vb, v).layout.total();
 }
 
-/// Raises a kernel's dynamic shared memory limit once per process. The kernel
+/// Raises a kernel's dynamic shared memory limit once per device. The kernel
 /// is a template argument: kernels of different tile shapes share a type, and
 /// each needs its own call.
 template <auto Kernel>
 void multipass_allow_smem(std::size_t bytes) {
-  static std::once_flag once;
-  static cudaError_t status = cudaSuccess;
-  std::call_once(once, [&] {
-    if (bytes > 48 * 1024) status = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+  static per_device<cudaError_t> raised;
+  const cudaError_t status = raised.get([&] {
+    return bytes > 48 * 1024 ? cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))
+                             : cudaSuccess;
   });
   if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute (seed kernel shared memory)", __FILE__, __LINE__);
 }

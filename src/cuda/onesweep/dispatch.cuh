@@ -48,29 +48,35 @@ struct onesweep_kernels {
   };
 
   /// Raises the shared-memory limits of the kernels and finds how many
-  /// scatter blocks an SM holds (once per process). Returns that number.
+  /// scatter blocks an SM holds (once per device). Returns that number.
   static residency prepare() {
-    static std::once_flag once;
-    static cudaError_t status = cudaSuccess;
-    static int per_sm = 0, hist_per_sm = 0;
-    std::call_once(once, [] {
+    struct prepared {
+      cudaError_t status = cudaSuccess;
+      int per_sm = 0, hist_per_sm = 0;
+    };
+    static per_device<prepared> known;
+    const prepared& pr = known.get([] {
+      prepared r;
       // Only kernels the device can hold: the others are never launched
       // there (use_single_tile, and the engine's choice of algorithm).
       const std::size_t optin = current_device_limits().shared_optin;
-      if (scatter::smem_bytes > optin) return;  // reported below, each time
-      status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(scatter::smem_bytes));
-      if (status == cudaSuccess && may_be_float)
-        status = cudaFuncSetAttribute(scatter_kernel_for<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      if (scatter::smem_bytes > optin) return r;  // reported below, each time
+      r.status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(scatter::smem_bytes));
-      if (status == cudaSuccess && single::smem_bytes <= optin)
-        status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
-      if (status == cudaSuccess)
-        status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scatter_kernel, threads, scatter::smem_bytes);
-      if (status == cudaSuccess)
-        status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hist_per_sm, histogram_kernel, hist_threads, 0);
+      if (r.status == cudaSuccess && may_be_float)
+        r.status = cudaFuncSetAttribute(scatter_kernel_for<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(scatter::smem_bytes));
+      if (r.status == cudaSuccess && single::smem_bytes <= optin)
+        r.status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
+      if (r.status == cudaSuccess)
+        r.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, scatter_kernel, threads, scatter::smem_bytes);
+      if (r.status == cudaSuccess)
+        r.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.hist_per_sm, histogram_kernel, hist_threads, 0);
+      return r;
     });
+    const cudaError_t status = pr.status;
+    const int per_sm = pr.per_sm, hist_per_sm = pr.hist_per_sm;
     if (scatter::smem_bytes > current_device_limits().shared_optin)
       throw engine_unavailable("radix: Onesweep's tile for " + std::to_string(sizeof(U)) + "-byte keys needs " +
                                std::to_string(scatter::smem_bytes) + " bytes of shared memory per block; this GPU offers " +

@@ -83,21 +83,25 @@ std::size_t segmented_workspace_bytes(sort_mode mode, std::uint64_t n, const seg
   else return segmented_layout<U, V>(mode, n, segs, t).layout.total();
 }
 
-/// Raises a kernel's shared-memory limit (once) and returns how many of its
-/// blocks the GPU holds at once.
+/// Raises a kernel's shared-memory limit (once per device) and returns how
+/// many of its blocks the GPU holds at once.
 template <auto Kernel, int Threads, std::size_t Smem>
 unsigned resident_blocks() {
-  static std::once_flag once;
-  static cudaError_t status = cudaSuccess;
-  static unsigned grid = 0;
-  std::call_once(once, [] {
-    status = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Smem));
+  struct prepared {
+    cudaError_t status = cudaSuccess;
+    unsigned grid = 0;
+  };
+  static per_device<prepared> known;
+  const prepared& pr = known.get([] {
+    prepared r;
+    r.status = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Smem));
     int per_sm = 0;
-    if (status == cudaSuccess) status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, Smem);
-    if (status == cudaSuccess) grid = unsigned(std::max(1, per_sm)) * sm_count();
+    if (r.status == cudaSuccess) r.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, Smem);
+    if (r.status == cudaSuccess) r.grid = unsigned(std::max(1, per_sm)) * sm_count();
+    return r;
   });
-  if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute / occupancy of a segmented-sort kernel", __FILE__, __LINE__);
-  return grid;
+  if (pr.status != cudaSuccess) throw_cuda(pr.status, "cudaFuncSetAttribute / occupancy of a segmented-sort kernel", __FILE__, __LINE__);
+  return pr.grid;
 }
 
 inline void need_shared(std::size_t bytes, const char* what) {
@@ -156,11 +160,10 @@ void launch_warp_route(const segment_params<U, V>& p, const pass_list& passes, c
                        std::uint64_t most, cudaStream_t s) {
   if (most == 0 || capacity == 0) return;
   const auto kernel = warp_segments_kernel<U, V>;
-  static std::once_flag once;
-  static cudaError_t status = cudaSuccess;
-  std::call_once(once, [&] {
-    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  int(current_device_limits().shared_optin));
+  static per_device<cudaError_t> raised;  // the shared-memory limit, once per device
+  const cudaError_t status = raised.get([&] {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(current_device_limits().shared_optin));
   });
   if (status != cudaSuccess) throw_cuda(status, "cudaFuncSetAttribute (warp_segments_kernel)", __FILE__, __LINE__);
   const std::size_t slice = typename warp_lsd_agent<U, V>::slice_layout(capacity, p.mode).bytes;
