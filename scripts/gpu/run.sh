@@ -11,7 +11,11 @@
 #                                     python (PY_ARCHS, default 90; PY_BENCH=0, PY_BENCH_ARGS): pip-builds the package
 #                                     into /tmp/site (no downloads), runs python/tests and python -m stable_radix.bench
 #                                     segments (SEG_ARGS): radix_segments_bench, the segmented sort against CUB
+#                                     nccl (NCCL_TEST_ARGS, NCCL_BENCH_RUNS): radix_nccl_tests and radix_nccl_bench
+#                                     (the sort over several GPUs; kind nvidia-h100-x2), NVLink multicast off;
+#                                     NCCL_TIMEOUT (s per program, default 600)
 #                                     (default: build test conformance sanitize large bench)
+# build: BUILD_TARGETS (default: the library, the CUDA tests and benchmarks, the CLI); MINE_ONLY=1 builds only those.
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
 # algos (runnable alone): the conformance suite on each seed algorithm (ctest -L seed),
 # radix_cuda_tests 'algo_*', compute-sanitizer over its --small cases, radix_algorithms_bench
@@ -52,7 +56,8 @@ if has build; then
   t0=$(date +%s)
   configure_build
   # Our targets first (so that a broken peer target elsewhere does not stop them).
-  build_targets build.log "" radix radix_cuda_tests radix_cuda_bench radix_records_bench radix_cli
+  # shellcheck disable=SC2086
+  build_targets build.log "" ${BUILD_TARGETS:-radix radix_cuda_tests radix_cuda_bench radix_records_bench radix_cli}
   [ "${MINE_ONLY:-0}" = 1 ] || cmake --build "$B" -j"$JOBS" >> "$OUT/build.log" 2>&1 ||
     note "-- full build had failures (see build.log)"
   note "-- build: $(since $t0) s"
@@ -127,6 +132,28 @@ if has segments; then
   "$B/bench/cuda/radix_segments_bench" ${SEG_ARGS:-} > "$OUT/segments.md" 2> "$OUT/segments.log"
   note "-- radix_segments_bench ${SEG_ARGS:-}: exit $? ($(since $t0) s)"
   cat "$OUT/segments.md" "$OUT/segments.log"
+fi
+
+if has nccl; then
+  # NVLink multicast (NVLS) stays off on the lent machines.
+  export NCCL_NVLS_ENABLE=0
+  # One process drives both GPUs: lazy kernel loading would deadlock against NCCL (include/radix/nccl.hpp).
+  export CUDA_MODULE_LOADING=EAGER
+  t0=$(date +%s)
+  build_targets nccl_build.log "nccl: " radix_nccl_tests radix_nccl_bench
+  timeout "${NCCL_TIMEOUT:-600}" "$B/tests/cuda/radix_nccl_tests" ${NCCL_TEST_ARGS:-} > "$OUT/nccl_tests.log" 2>&1
+  note "-- radix_nccl_tests ${NCCL_TEST_ARGS:-}: exit $? ($(since $t0) s)"
+  grep -E "^\[|failures|SKIPPED|exception|CHECK" "$OUT/nccl_tests.log" | tee -a "$SUMMARY"
+  # Each run: the arguments of one radix_nccl_bench call, runs separated by ';'.
+  IFS=';' read -ra RUNS <<< "${NCCL_BENCH_RUNS:---log2 31 --gpus 0,1,2 --profile;--log2 30 --key u64 --op pairs --gpus 0,2 --profile}"
+  for r in "${RUNS[@]}"; do
+    t1=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout "${NCCL_TIMEOUT:-600}" "$B/bench/cuda/radix_nccl_bench" $r >> "$OUT/nccl_bench.md" 2>> "$OUT/nccl_bench.log"
+    note "-- radix_nccl_bench $r: exit $? ($(since $t1) s)"
+  done
+  cat "$OUT/nccl_bench.md" | tee -a "$SUMMARY"
+  tail -40 "$OUT/nccl_bench.log"
 fi
 
 if has bench || has quickbench; then

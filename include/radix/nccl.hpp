@@ -1,0 +1,149 @@
+// radix — one sort over several GPUs, through NCCL (library radix::nccl,
+// built when CUDA and NCCL are found).
+//
+// WHAT IT DOES: every rank of an NCCL communicator holds some keys (and
+// values) on its own GPU. After the collective call, rank q holds the global
+// positions [floor(q N / p), floor((q + 1) N / p)) of the stable sorted order
+// of all N elements: exactly balanced, and stable across ranks (equal keys
+// keep the order of rank, then position on the rank). Same semantics as the
+// single-GPU sort (radix/cuda.hpp): float orders, descending, bit ranges.
+//
+// HOW (src/distributed/NOTES.md): each rank sorts its keys with the CUDA
+// engine; a key-space bisection over all-reduced counts finds where the
+// shares begin on every rank (a few rounds of tiny collectives); grouped
+// ncclSend/ncclRecv move the runs; each rank merges the sorted runs it
+// received.
+//
+// THE CALLER'S BUFFERS: keys (and values) plus alternates of the same kind,
+// each with room for `capacity` elements: at least the rank's own n and its
+// share, ceil(N / p) (capacity_for). The sort uses both; placement::selector
+// says which holds the result (0: the request's buffers, 1: the alternates),
+// as with radix::cuda's double buffers. Besides, it allocates the single-GPU
+// sort's workspace (a few MiB of control state) and the merge's partition
+// points stream-ordered (cudaMallocAsync) on `stream`, and keeps a few KiB of
+// control words per communicator (prepare).
+//
+// SYNCHRONIZATION: unlike the single-GPU sort, the call synchronizes the host
+// with `stream` a few times (NCCL needs the exchange's sizes on the host), and
+// returns when the result is complete. Every rank must make the call, with
+// the same key type, operation and options (checked: all ranks throw
+// radix::invalid_argument together otherwise). One host thread per rank
+// (gpu_group::each), or one process per rank.
+//
+// ONE PROCESS, SEVERAL GPUS (gpu_group): NCCL kernels wait for their peers,
+// and two CUDA habits then deadlock the ranks:
+//  - CUDA's lazy kernel loading (the default) loads a kernel at its first
+//    launch and waits for every GPU of the process to go idle meanwhile; a
+//    rank's first sort would wait for a peer's NCCL kernel that waits for it.
+//    Set CUDA_MODULE_LOADING=EAGER in the environment before CUDA starts.
+//  - cudaMalloc and cudaFree also wait for every GPU that NCCL mapped as a
+//    peer: allocate every rank's buffers before the ranks call sort, free
+//    them after all have returned. Inside a sort the library allocates only
+//    stream-ordered (cudaMallocAsync), which does not wait; its control
+//    words, which NCCL's peers must reach, are cudaMalloc'd once per
+//    communicator by prepare() (gpu_group does it for its ranks).
+//  - NCCL reads and writes a peer's buffers directly in one process: the
+//    keys and values must be memory the peers can reach (cudaMalloc,
+//    ncclMemAlloc), not the stream-ordered pool's (cudaMallocAsync).
+// One process per GPU (MPI, torchrun) has none of these problems.
+
+// Operations: keys and pairs (values of 1, 2, 4, 8 or 16 bytes, aligned);
+// keys of 1, 2, 4 or 8 bytes. Argsort and segmented requests are not
+// distributed: pass global indices as values instead.
+#pragma once
+#include <nccl.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "radix/cuda.hpp"
+
+namespace radix::nccl {
+
+/// Where this rank's part of the global order is, after the sort.
+struct placement {
+  int selector = 0;         ///< 0: in the request's keys / values; 1: in the alternates
+  std::uint64_t n = 0;      ///< elements this rank holds now (its share)
+  std::uint64_t offset = 0; ///< global position of the first of them
+  std::uint64_t total = 0;  ///< elements over all ranks
+};
+
+/// Elements of room each rank's buffers need for `total` elements over
+/// `ranks` ranks, besides the rank's own n: the largest share.
+inline std::uint64_t share_capacity(std::uint64_t total, int ranks) {
+  return ranks <= 0 ? total : (total + std::uint64_t(ranks) - 1) / std::uint64_t(ranks);
+}
+
+/// Allocates the communicator's control memory (a few KiB to a few hundred,
+/// with cudaMalloc) on the current device, which must be the rank's. A sort
+/// does it on first use; in one process driving several GPUs, call it for
+/// every rank before any rank sorts (see above). release() frees it: call it
+/// before ncclCommDestroy.
+void prepare(ncclComm_t comm);
+void release(ncclComm_t comm);
+
+/// Collective. req: this rank's keys (and values), n of them, in device
+/// memory of the current device; alt: the alternates; all four buffers have
+/// room for `capacity` elements (at least max(n, share_capacity(N, p))).
+placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64_t capacity, ncclComm_t comm,
+               cudaStream_t stream);
+
+template <cuda::device_sortable K>
+placement sort_keys(cuda::double_buffer<K>& keys, std::uint64_t n, std::uint64_t capacity, ncclComm_t comm,
+                    cudaStream_t stream = 0, const options& o = {}) {
+  const placement p = ::radix::nccl::sort(cuda::detail::request(operation::keys, keys.current(), n, o),
+                                          cuda::alternates{keys.alternate(), nullptr}, capacity, comm, stream);
+  keys.selector ^= p.selector;
+  return p;
+}
+
+template <cuda::device_sortable K, class V>
+  requires std::is_trivially_copyable_v<V>
+placement sort_pairs(cuda::double_buffer<K>& keys, cuda::double_buffer<V>& values, std::uint64_t n,
+                     std::uint64_t capacity, ncclComm_t comm, cudaStream_t stream = 0, const options& o = {}) {
+  const placement p =
+      ::radix::nccl::sort(cuda::detail::pairs_request(keys.current(), values.current(), n, o),
+                          cuda::alternates{keys.alternate(), values.alternate()}, capacity, comm, stream);
+  keys.selector ^= p.selector;
+  values.selector ^= p.selector;
+  return p;
+}
+
+/// One communicator per GPU of this process (ncclCommInitAll), rank r on
+/// device r of the list.
+class gpu_group {
+ public:
+  /// The first `gpus` visible devices (0: all of them). Throws
+  /// engine_unavailable when there are fewer.
+  explicit gpu_group(int gpus = 0);
+  ~gpu_group();
+  gpu_group(const gpu_group&) = delete;
+  gpu_group& operator=(const gpu_group&) = delete;
+
+  int size() const { return int(devices_.size()); }
+  int device(int rank) const { return devices_[rank]; }
+  ncclComm_t comm(int rank) const { return comms_[rank]; }
+
+  /// Runs f(rank) on one host thread per rank, that rank's device current;
+  /// waits for all, then rethrows the first exception any of them threw.
+  /// When a rank throws, the others may be waiting in NCCL for it: the
+  /// group then aborts its communicators (ncclCommAbort), so that their
+  /// calls return, and cannot be used again.
+  void each(const std::function<void(int rank)>& f) const;
+
+ private:
+  std::vector<int> devices_;
+  std::vector<ncclComm_t> comms_;
+  mutable bool aborted_ = false;
+};
+
+/// Sorts n keys (and values) that live in host memory over the group's GPUs,
+/// the result in the same host buffers: each GPU takes a contiguous part,
+/// the parts are sorted together as above, and each GPU copies its share
+/// back. Pinned host memory (cudaMallocHost, cudaHostRegister) makes the
+/// copies several times faster. Each GPU needs room for two shares of keys
+/// (and values): the data must fit in the GPUs together.
+void sort_host(const gpu_group& group, const sort_request& req);
+
+}  // namespace radix::nccl
