@@ -4,6 +4,8 @@
 // the device when they fit.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <memory>
 #include <mutex>
 
 #include "common/common.cuh"
@@ -37,47 +39,49 @@ class cuda_engine_impl final : public detail::engine_impl {
     d.opts.use = engine::cuda;
     validate(d, false);  // the host API checked the (host) pointers already
     if (r.n == 0) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!stream_) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    device_lane& lane = lane_of_current_device();
+    std::lock_guard<std::mutex> lock(lane.mutex);
+    const cudaStream_t stream = lane.stream;
+    stager& staging = lane.staging;
     const std::uint64_t n = r.n;
     const std::size_t kb = n * r.key.bytes;
     const std::size_t vb = r.op == operation::pairs ? n * r.value_bytes
                            : r.op == operation::argsort ? n * r.index_bytes
                                                         : 0;
-    device_buffer keys(kb, stream_), vals(vb, stream_);
+    device_buffer keys(kb, stream), vals(vb, stream);
     d.keys = keys.p;
     const std::size_t ob = r.segs.layout == segment_layout::offsets ? (r.segs.count + 1) * r.segs.offset_bytes : 0;
-    device_buffer offsets(ob, stream_);
+    device_buffer offsets(ob, stream);
     if (ob) {
-      RADIX_CUDA_CHECK(cudaMemcpyAsync(offsets.p, r.segs.offsets, ob, cudaMemcpyHostToDevice, stream_));
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(offsets.p, r.segs.offsets, ob, cudaMemcpyHostToDevice, stream));
       d.segs.offsets = offsets.p;
     }
     if (r.op == operation::pairs) d.values = vals.p;
     if (r.op == operation::argsort) d.indices = vals.p;
     const variant algo = radix::cuda::choose(d);
     const std::size_t wsb = device_workspace(d, algo);
-    device_buffer ws(wsb, stream_);
-    host_pin pin_keys(r.keys, kb, stream_);
-    host_pin pin_vals(r.op == operation::pairs ? r.values : r.indices, vb, stream_);
+    device_buffer ws(wsb, stream);
+    host_pin pin_keys(r.keys, kb, stream);
+    host_pin pin_vals(r.op == operation::pairs ? r.values : r.indices, vb, stream);
     auto in = [&](void* dst, const void* src, std::size_t bytes, const host_pin& pin) {
       if (pin.pinned())
-        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
       else
-        staging_.to_device(dst, src, bytes, stream_);
+        staging.to_device(dst, src, bytes, stream);
     };
     auto out = [&](void* dst, const void* src, std::size_t bytes, const host_pin& pin) {
       if (pin.pinned())
-        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+        RADIX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
       else
-        staging_.to_host(dst, src, bytes, stream_);
+        staging.to_host(dst, src, bytes, stream);
     };
     in(keys.p, r.keys, kb, pin_keys);
     if (r.op == operation::pairs) in(vals.p, r.values, vb, pin_vals);
-    device_sort(d, ws.p, wsb, stream_, algo);
+    device_sort(d, ws.p, wsb, stream, algo);
     if (r.op != operation::argsort) out(r.keys, keys.p, kb, pin_keys);
     if (r.op == operation::pairs) out(r.values, vals.p, vb, pin_vals);
     if (r.op == operation::argsort) out(r.indices, vals.p, vb, pin_vals);
-    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
   bool native_wide_keys() const override { return true; }
@@ -105,23 +109,44 @@ class cuda_engine_impl final : public detail::engine_impl {
     std::size_t free_b = 0, total_b = 0;
     RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (2 * bytes + wsb + (std::size_t(256) << 20) > free_b) return false;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!stream_) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    device_buffer in(bytes, stream_), out(bytes, stream_), ws(wsb, stream_);
-    host_pin pin(data, bytes, stream_);
-    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(in.p, data, bytes, cudaMemcpyHostToDevice, stream_));
-    else staging_.to_device(in.p, data, bytes, stream_);
-    radix::cuda::sort_records(in.p, out.p, record_bytes, n, key, ws.p, wsb, stream_, d);
-    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(data, out.p, bytes, cudaMemcpyDeviceToHost, stream_));
-    else staging_.to_host(data, out.p, bytes, stream_);
-    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    device_lane& lane = lane_of_current_device();
+    std::lock_guard<std::mutex> lock(lane.mutex);
+    const cudaStream_t stream = lane.stream;
+    stager& staging = lane.staging;
+    device_buffer in(bytes, stream), out(bytes, stream), ws(wsb, stream);
+    host_pin pin(data, bytes, stream);
+    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(in.p, data, bytes, cudaMemcpyHostToDevice, stream));
+    else staging.to_device(in.p, data, bytes, stream);
+    radix::cuda::sort_records(in.p, out.p, record_bytes, n, key, ws.p, wsb, stream, d);
+    if (pin.pinned()) RADIX_CUDA_CHECK(cudaMemcpyAsync(data, out.p, bytes, cudaMemcpyDeviceToHost, stream));
+    else staging.to_host(data, out.p, bytes, stream);
+    RADIX_CUDA_CHECK(cudaStreamSynchronize(stream));
     return true;
   }
 
  private:
-  std::mutex mutex_;
-  cudaStream_t stream_ = nullptr;
-  stager staging_;
+  /// The host API sorts on the calling thread's current device; a stream
+  /// and staging buffers (whose events) belong to one device, so each device
+  /// gets its own, and sorts on different devices do not wait for each other.
+  struct device_lane {
+    std::mutex mutex;
+    cudaStream_t stream = nullptr;
+    stager staging;
+  };
+  device_lane& lane_of_current_device() {
+    int dev = 0;
+    RADIX_CUDA_CHECK(cudaGetDevice(&dev));
+    std::lock_guard<std::mutex> lock(lanes_mutex_);
+    auto& l = lanes_[dev];
+    if (!l) {
+      auto fresh = std::make_unique<device_lane>();
+      RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&fresh->stream, cudaStreamNonBlocking));
+      l = std::move(fresh);
+    }
+    return *l;
+  }
+  std::mutex lanes_mutex_;
+  std::map<int, std::unique_ptr<device_lane>> lanes_;
 };
 
 

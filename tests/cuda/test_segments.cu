@@ -199,6 +199,12 @@ TEST_CASE(every_device_sorts, true) {
     check_batch<std::uint32_t>({1u << 20}, false, {}, 81 + dev, "one segment of 2^20 (Onesweep)");
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(64, 1000), true, {}, 91 + dev, "rows of 1000");
     check_batch<std::uint64_t>(std::vector<std::uint64_t>(16, 6000), true, {}, 101 + dev, "rows of 6000");
+    // The host API too: its stream and staging buffers belong to a device.
+    auto keys = random_bits<std::uint32_t>(300007, 111 + dev, false);
+    auto want = keys;
+    radix::sort(std::span<std::uint32_t>(want), on(engine::cpu, {}));
+    radix::sort(std::span<std::uint32_t>(keys), on(engine::cuda, {}));
+    CHECK_MSG(same(keys, want), "host API on device %d", dev);
   }
   CU(cudaSetDevice(0));
 }
