@@ -21,6 +21,7 @@
 
 #include "cuda/common/common.cuh"
 #include "radix/core/exchange_plan.hpp"
+#include "radix/core/merge_path.hpp"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/nccl.hpp"
 
@@ -37,20 +38,11 @@ namespace {
 
 using core::uint_t;
 
-// ---- the compared key: ordered bits cut to the bit range ------------------------
-
-template <class U>
-struct compare_key {
-  core::ordered_codec<U> codec;
-  U mask;
-  int shift;
-  RADIX_HD std::uint64_t operator()(U raw) const { return std::uint64_t(U(codec(raw) & mask) >> shift); }
-};
+using core::compare_key;
 
 template <class U>
 compare_key<U> make_compare(const sort_request& req, int begin, int end) {
-  return {core::make_codec<U>(req.key, req.opts.direction, req.opts.floats), core::bit_range_mask<U>(begin, end),
-          begin};
+  return core::make_compare_key<U>(req.key, req.opts.direction, req.opts.floats, begin, end);
 }
 
 // ---- counting: how many of a rank's sorted keys lie below (or at most) each candidate ----
@@ -59,20 +51,11 @@ template <class U>
 __global__ void count_keys(const U* keys, std::uint64_t n, compare_key<U> f, const std::uint64_t* candidates,
                            std::uint32_t m, std::uint64_t* out, bool at_most) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  const std::uint64_t c = candidates[i];
-  std::uint64_t lo = 0, hi = n;
-  while (lo < hi) {  // first key above c (at_most) or not below c
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    const std::uint64_t k = f(keys[mid]);
-    if (at_most ? k <= c : k < c) lo = mid + 1;
-    else hi = mid;
-  }
-  out[i] = lo;
+  if (i < m) out[i] = core::count_below<U, std::uint64_t>(keys, n, f, candidates[i], at_most);
 }
 
-// ---- the stable merge of two sorted runs (merge path: Green, McColl & Bader 2012,
-// "GPU Merge Path"). Ties take the left run first: it holds the lower ranks. ----
+// ---- the stable merge of two sorted runs (core/merge_path.hpp). Ties take
+// the left run first: it holds the lower ranks. ----
 
 /// 8 outputs per thread keep the per-thread co-rank search (11 steps over
 /// shared memory) small against the copying; 256 threads x 8 = 2048 keys,
@@ -85,26 +68,13 @@ struct alignas(16) value16 {
   std::uint64_t lo, hi;
 };
 
-/// How many of the first k merged elements come from a (a before b on ties).
-template <class U, class Index>
-__device__ Index co_rank(const U* a, Index na, const U* b, Index nb, Index k, const compare_key<U>& f) {
-  Index lo = k > nb ? k - nb : 0;
-  Index hi = k < na ? k : na;
-  while (lo < hi) {
-    const Index mid = lo + (hi - lo) / 2;
-    if (f(a[mid]) <= f(b[k - 1 - mid])) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 template <class U>
 __global__ void merge_partition(const U* a, std::uint64_t na, const U* b, std::uint64_t nb, compare_key<U> f,
                                 std::uint64_t tiles, std::uint64_t* a_cut) {
   const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t > tiles) return;
   const std::uint64_t k = std::min<std::uint64_t>(t * merge_tile, na + nb);
-  a_cut[t] = co_rank<U, std::uint64_t>(a, na, b, nb, k, f);
+  a_cut[t] = core::co_rank<U, std::uint64_t>(a, na, b, nb, k, f);
 }
 
 template <class U, class V>
@@ -126,19 +96,7 @@ __global__ void __launch_bounds__(merge_threads)
   for (int i = threadIdx.x; i < len; i += merge_threads) in[i] = i < la ? a[a0 + i] : b[b0 + i - la];
   __syncthreads();
 
-  const int d = threadIdx.x * merge_items;
-  if (d < len) {
-    int i = co_rank<U, int>(in, la, in + la, lb, d, f);
-    int j = d - i;
-    for (int it = 0; it < merge_items && d + it < len; ++it) {
-      const bool take_a = j >= lb || (i < la && f(in[i]) <= f(in[la + j]));
-      const int src = take_a ? i : la + j;
-      merged[d + it] = in[src];
-      from[d + it] = std::uint16_t(src);
-      if (take_a) ++i;
-      else ++j;
-    }
-  }
+  core::merge_steps(in, la, lb, int(threadIdx.x) * merge_items, merge_items, f, merged, from);
   __syncthreads();
 
   for (int i = threadIdx.x; i < len; i += merge_threads) {
