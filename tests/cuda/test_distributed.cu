@@ -230,6 +230,37 @@ TEST_CASE(dist_nccl_smoke, true) {
   }
 }
 
+// The single-GPU sort on every GPU in turn, before any rank waits on another:
+// kernel attributes belong to a device (the first 2-rank runs hung on that).
+TEST_CASE(dist_single_gpu_sort_on_every_device, true) {
+  for (int dev = 0; dev < gpus(); ++dev) {
+    CU(cudaSetDevice(dev));
+    for (std::uint64_t n : {3000ull, 1ull << 20}) {
+      std::uint64_t seed = 0xD15C0ull + dev + n;
+      std::vector<std::uint32_t> keys(n), want;
+      for (auto& k : keys) k = std::uint32_t(splitmix(seed));
+      want = keys;
+      radix::sort(std::span<std::uint32_t>(want), radix::options{.use = radix::engine::cpu});
+      std::uint32_t *k0, *k1;
+      CU(cudaMalloc(&k0, n * 4));
+      CU(cudaMalloc(&k1, n * 4));
+      CU(cudaMemcpy(k0, keys.data(), n * 4, cudaMemcpyHostToDevice));
+      radix::cuda::double_buffer<std::uint32_t> kb(k0, k1);
+      const std::size_t wsb = radix::cuda::sort_keys_workspace_bytes(kb, n);
+      void* ws = nullptr;
+      if (wsb) CU(cudaMalloc(&ws, wsb));
+      radix::cuda::sort_keys(kb, n, ws, wsb, 0);
+      CU(cudaDeviceSynchronize());
+      CU(cudaMemcpy(keys.data(), kb.current(), n * 4, cudaMemcpyDeviceToHost));
+      CHECK_MSG(keys == want, "device %d, n %llu", dev, (unsigned long long)n);
+      for (void* b : {(void*)k0, (void*)k1, ws})
+        if (b) CU(cudaFree(b));
+    }
+    std::printf("  device %d: ok\n", dev);
+  }
+  CU(cudaSetDevice(0));
+}
+
 TEST_CASE(dist_one_rank_is_the_single_gpu_sort, true) {
   gpu_group g(1);
   shapes<std::uint32_t, void>(g, "u32", 5000);
