@@ -32,6 +32,9 @@
 #include <vector>
 
 #include <radix/radix.hpp>
+#ifdef RADIX_CLI_HAVE_NCCL
+#include <radix/nccl.hpp>
+#endif
 
 #include "args.hpp"
 #include "commands.hpp"
@@ -60,6 +63,7 @@ struct sort_config {
   unsigned threads = 0;
   std::uint64_t memory = 0;  // 0: the default budget
   std::uint64_t row = 0;     // --segment-length: elements per row, each sorted on its own; 0: one array
+  int gpus = 1;              // --gpus: GPUs that sort each block together (radix::nccl); 0: every visible one
   bool quiet = false, stats = false, force_progress = false;
 };
 
@@ -118,6 +122,27 @@ void gather(std::byte* data, std::size_t bytes, const I* perm, std::uint64_t n, 
   });
 }
 
+/// --gpus: sorts a block of plain keys (or pairs) over several GPUs through
+/// NCCL (radix::nccl::sort_host), the group made at the first block. False
+/// when the block does not go that way: one GPU asked, the CPU engine, rows,
+/// keys wider than 8 bytes, values of other sizes than 1, 2, 4, 8 or 16 bytes
+/// (those take the single-GPU path).
+bool sort_on_gpus(const sort_config& c, const radix::sort_request& r) {
+  if (c.gpus == 1 || r.opts.use == radix::engine::cpu || r.segs.segmented() || r.key.bytes > 8 ||
+      r.key.kind == radix::key_kind::bytes)
+    return false;
+  const std::size_t v = r.op == radix::operation::pairs ? r.value_bytes : 0;
+  if (v != 0 && v != 1 && v != 2 && v != 4 && v != 8 && v != 16) return false;
+#ifdef RADIX_CLI_HAVE_NCCL
+  static std::unique_ptr<radix::nccl::gpu_group> group;
+  if (!group) group = std::make_unique<radix::nccl::gpu_group>(c.gpus);
+  radix::nccl::sort_host(*group, r);
+  return true;
+#else
+  return false;  // rejected when the options were read
+#endif
+}
+
 /// Sorts one block held in memory with the library: as one array (row = 0)
 /// or as rows of `row` elements, each on its own (n a multiple of row). The
 /// library's scratch goes back to the system after each call (not into its
@@ -140,6 +165,7 @@ void sort_block_with(const sort_config& c, const radix::options& o, std::byte* m
     r.value_bytes = vals ? c.value_bytes : 0;
     r.opts = o;
     r.segs = segs;
+    if (sort_on_gpus(c, r)) return;
     radix::run(r);
     return;
   }
@@ -776,7 +802,12 @@ std::string plan_text(const sort_config& c, const sort_stats& st) {
 
 void print_stats(const sort_config& c, const sort_stats& st, std::uint64_t n) {
   const radix::engine used = c.eng == radix::engine::automatic ? radix::default_engine() : c.eng;
-  const char* en = st.fell_back_to_cpu ? "cpu (fallback)" : used == radix::engine::cuda ? "cuda" : used == radix::engine::opencl ? "opencl" : "cpu";
+  const std::string multi = c.gpus != 1 ? "cuda on several GPUs (NCCL) where the layout allows" : "";
+  const char* en = st.fell_back_to_cpu ? "cpu (fallback)"
+                   : !multi.empty()    ? multi.c_str()
+                   : used == radix::engine::cuda ? "cuda"
+                   : used == radix::engine::opencl ? "opencl"
+                                                   : "cpu";
   const double bytes = double(n) * double(c.layout.elem_bytes + c.value_bytes);
   std::fprintf(stderr,
                "radix sort: %" PRIu64 " %s%s, %s, engine %s\n"
@@ -849,6 +880,9 @@ const char* const sort_help_tail =
     "      --engine E         auto (default: CUDA when built and a GPU is present),\n"
     "                         cpu, cuda or opencl\n"
     "      --threads T        CPU engine threads (default 0: all)\n"
+    "      --gpus N|all       sort each block over N GPUs together through NCCL (keys\n"
+    "                         of up to 8 bytes, alone or with values of 1, 2, 4, 8 or\n"
+    "                         16 bytes; other layouts use one GPU); default 1\n"
     "\n"
     "Larger than memory:\n"
     "      --memory M         memory budget, e.g. 512M, 1.5G or 8G (default: half\n"
@@ -910,6 +944,12 @@ int sort_command(const std::vector<std::string>& args) {
                      c.row = parse_count(v);
                      if (c.row == 0) throw usage_error("must be more than 0 (a row holds at least one element)");
                    }});
+  specs.push_back({"gpus", 0, true, [&](const std::string& v) {
+                     c.gpus = v == "all" ? 0 : int(parse_int(v, 1, 1024));
+                     // One process driving several GPUs: CUDA's lazy kernel loading would
+                     // deadlock against NCCL (radix/nccl.hpp). Before CUDA starts.
+                     if (c.gpus != 1) setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+                   }});
   specs.push_back({"quiet", 'q', false, [&](const std::string&) { c.quiet = true; }});
   specs.push_back({"progress", 0, false, [&](const std::string&) { c.force_progress = true; }});
   specs.push_back({"stats", 0, false, [&](const std::string&) { c.stats = true; }});
@@ -929,6 +969,13 @@ int sort_command(const std::vector<std::string>& args) {
   if (!c.values_in.empty() && (c.out == c.values_in || io::same_file(c.out, c.values_in)))
     throw usage_error("-o must not name the values file");
   if (c.tmpdir.empty()) c.tmpdir = default_tmpdir(c.out);
+  if (c.gpus != 1 && c.eng != radix::engine::cuda && c.eng != radix::engine::automatic)
+    throw usage_error("--gpus sorts on the CUDA engine: drop --engine or pass --engine cuda");
+#ifndef RADIX_CLI_HAVE_NCCL
+  if (c.gpus != 1)
+    throw radix::engine_unavailable("radix: --gpus needs the sort over several GPUs (radix::nccl), which this build "
+                                    "does not have: it needs the CUDA engine and NCCL (see README.md, Building)");
+#endif
 
   io::install_signal_handlers("radix sort", "the input is untouched");
   // Interrupted pair commits and temporaries of earlier runs that died.

@@ -144,6 +144,12 @@ if has nccl; then
   timeout "${NCCL_TIMEOUT:-600}" "$B/tests/cuda/radix_nccl_tests" ${NCCL_TEST_ARGS:-} > "$OUT/nccl_tests.log" 2>&1
   note "-- radix_nccl_tests ${NCCL_TEST_ARGS:-}: exit $? ($(since $t0) s)"
   grep -E "^\[|failures|SKIPPED|exception|CHECK" "$OUT/nccl_tests.log" | tee -a "$SUMMARY"
+  # The CLI's --gpus end to end (tools/tests/file_sort.sh, section gpus).
+  build_targets nccl_build.log "nccl: " radix_cli
+  timeout "${NCCL_TIMEOUT:-600}" bash tools/tests/file_sort.sh "$B/tools/radix" gpus /tmp/radix-cli-gpus \
+    > "$OUT/nccl_cli.log" 2>&1
+  note "-- file_sort.sh gpus: exit $?"
+  tail -5 "$OUT/nccl_cli.log" | tee -a "$SUMMARY"
   # Each run: the arguments of one radix_nccl_bench call, runs separated by ';'.
   IFS=';' read -ra RUNS <<< "${NCCL_BENCH_RUNS:---log2 31 --gpus 0,1,2 --profile;--log2 30 --key u64 --op pairs --gpus 0,2 --profile}"
   for r in "${RUNS[@]}"; do

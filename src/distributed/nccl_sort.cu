@@ -612,6 +612,25 @@ void sort_host(const gpu_group& group, const sort_request& req) {
     void* buf[4] = {nullptr, nullptr, nullptr, nullptr};  // keys, alternate keys, values, alternate values
     placement placed;
   };
+  // Room on every GPU, asked before anything starts: an allocation that
+  // fails inside the ranks' round would abort the group.
+  {
+    int current = 0;
+    RADIX_CUDA_CHECK(cudaGetDevice(&current));
+    const std::uint64_t need = 2 * capacity * (kb + vb) + (std::uint64_t(64) << 20);
+    for (int r = 0; r < p; ++r) {
+      std::size_t free_b = 0, total_b = 0;
+      RADIX_CUDA_CHECK(cudaSetDevice(group.device(r)));
+      RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      if (need > free_b) {
+        cudaSetDevice(current);
+        throw out_of_memory("radix::nccl::sort_host: GPU " + std::to_string(group.device(r)) + " has " +
+                            std::to_string(free_b >> 20) + " MiB free; its share needs " + std::to_string(need >> 20) +
+                            " MiB");
+      }
+    }
+    RADIX_CUDA_CHECK(cudaSetDevice(current));
+  }
   std::vector<rank_state> st(p);
   auto part = [&](int r) { return core::share_begin(req.n, p, r); };
   auto cleanup = [&] {

@@ -5,7 +5,8 @@
 # temporary file is left behind.
 #
 #   file_sort.sh RADIX_BINARY SECTION WORKDIR
-# SECTION: keys | records | values | external | errors | signals | commit | outputs | segments
+# SECTION: keys | records | values | external | errors | signals | commit | outputs | segments | gpus
+# (gpus: --gpus 2 through radix::nccl; exits 77, skipped, without two GPUs or NCCL)
 set -u -o pipefail
 R=$1
 SECTION=$2
@@ -639,6 +640,35 @@ EOF2
   cp k.orig inplace
   run 0 sort inplace -o inplace -t u32 --segment-length 100 --memory 16K
   rows_match k.orig inplace
+  [ -z "$(ls -A | grep radix-)" ] || bad "temporaries left: $(ls -A | grep radix-)"
+  ;;
+gpus)
+  # The same files sorted over two GPUs (--gpus 2) must equal the one-GPU / CPU result.
+  run 0 gen g.u32 -n 3000001 -t u32 --seed 21 || exit 2
+  "$R" sort g.u32 -o g.probe -t u32 --gpus 2 >last.out 2>last.err
+  got=$?
+  if [ "$got" = 3 ] && grep -q -e "visible" -e "does not have" last.err; then
+    say "SKIPPED: $(cat last.err)"
+    exit 77
+  fi
+  [ "$got" = 0 ] || bad "radix sort --gpus 2 -> exit $got: $(cat last.err)"
+  rm -f g.probe
+  run 0 gen g.f32 -n 1000003 -t f32 -d bits:32 --seed 22 # NaNs, -0.0 and infinities among them
+  run 0 gen g.u64 -n 1000003 -t u64 -d zipf --seed 25
+  run 0 gen g.i16 -n 1000003 -t i16 --seed 26
+  for t in u32 u64 f32 i16; do
+    run 0 sort "g.$t" -o "g.$t.one" -t "$t" --engine cpu
+    run 0 sort "g.$t" -o "g.$t.two" -t "$t" --gpus 2 --stats
+    cmp -s "g.$t.one" "g.$t.two" || bad "--gpus 2 and the CPU engine differ on $t"
+    run 0 sort "g.$t" -o "g.$t.two" -t "$t" --gpus 2 --descending
+    run 0 check "g.$t.two" -t "$t" --descending --same-as "g.$t"
+  done
+  # Pairs (stability shows in the values), and blocks: runs + merge under a small budget.
+  run 0 gen p.u32 -n 2000000 -t u32 -d few-unique:50 --seed 23
+  run 0 gen p.val -n 2000000 -t u64 --seed 24
+  run 0 sort p.u32 -o p.one -t u32 --values p.val --values-out p.val.one --engine cpu
+  run 0 sort p.u32 -o p.two -t u32 --values p.val --values-out p.val.two --gpus 2 --memory 4M --tmpdir .
+  cmp -s p.one p.two && cmp -s p.val.one p.val.two || bad "--gpus 2 pairs in runs differ from the CPU engine's"
   [ -z "$(ls -A | grep radix-)" ] || bad "temporaries left: $(ls -A | grep radix-)"
   ;;
 *)
