@@ -13,7 +13,8 @@
 #                                     segments (SEG_ARGS): radix_segments_bench, the segmented sort against CUB
 #                                     nccl (NCCL_TEST_ARGS, NCCL_BENCH_RUNS): radix_nccl_tests and radix_nccl_bench
 #                                     (the sort over several GPUs; kind nvidia-h100-x2), NVLink multicast off;
-#                                     NCCL_TIMEOUT (s per program, default 600)
+#                                     NCCL_TIMEOUT (s per program, default 600), NCCL_SANITIZE (1: compute-sanitizer,
+#                                     NCCL_SAN_TOOLS, over a 2-rank case; 0: skip), NCCL_SAN_TIMEOUT
 #                                     (default: build test conformance sanitize large bench)
 # build: BUILD_TARGETS (default: the library, the CUDA tests and benchmarks, the CLI); MINE_ONLY=1 builds only those.
 # sanitize: SAN_TOOLS (default "memcheck racecheck synccheck"), SAN_TIMEOUT (s per tool), SAN_CASE
@@ -144,6 +145,16 @@ if has nccl; then
   timeout "${NCCL_TIMEOUT:-600}" "$B/tests/cuda/radix_nccl_tests" ${NCCL_TEST_ARGS:-} > "$OUT/nccl_tests.log" 2>&1
   note "-- radix_nccl_tests ${NCCL_TEST_ARGS:-}: exit $? ($(since $t0) s)"
   grep -E "^\[|failures|SKIPPED|exception|CHECK" "$OUT/nccl_tests.log" | tee -a "$SUMMARY"
+  # compute-sanitizer over the count and merge kernels (they run only with two
+  # ranks or more; NCCL's own kernels are sanitized too, slowly).
+  if [ "${NCCL_SANITIZE:-1}" = 1 ]; then
+    for tool in ${NCCL_SAN_TOOLS:-memcheck racecheck}; do
+      timeout "${NCCL_SAN_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "$B/tests/cuda/radix_nccl_tests" dist_two_ranks_options > "$OUT/nccl_san_$tool.log" 2>&1
+      note "-- compute-sanitizer --tool $tool radix_nccl_tests dist_two_ranks_options: exit $?"
+      grep -E "ERROR SUMMARY" "$OUT/nccl_san_$tool.log" | tail -1 | tee -a "$SUMMARY"
+    done
+  fi
   # The CLI's --gpus end to end (tools/tests/file_sort.sh, section gpus).
   build_targets nccl_build.log "nccl: " radix_cli
   timeout "${NCCL_TIMEOUT:-600}" bash tools/tests/file_sort.sh "$B/tools/radix" gpus /tmp/radix-cli-gpus \
