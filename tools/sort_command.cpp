@@ -54,6 +54,16 @@ using clk = std::chrono::steady_clock;
 constexpr std::uint64_t max_runs = 4096;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
 
+/// The NCCL group of --gpus, owned by the command (destroyed before the
+/// process exits, while CUDA is still up).
+#ifdef RADIX_CLI_HAVE_NCCL
+struct gpu_state {
+  std::unique_ptr<radix::nccl::gpu_group> group;
+};
+#else
+struct gpu_state {};
+#endif
+
 struct sort_config {
   std::string in, out, values_in, values_out, tmpdir;
   element_layout layout;
@@ -64,6 +74,7 @@ struct sort_config {
   std::uint64_t memory = 0;  // 0: the default budget
   std::uint64_t row = 0;     // --segment-length: elements per row, each sorted on its own; 0: one array
   int gpus = 1;              // --gpus: GPUs that sort each block together (radix::nccl); 0: every visible one
+  std::shared_ptr<gpu_state> gpu = std::make_shared<gpu_state>();  // the --gpus group, made at the first block
   bool quiet = false, stats = false, force_progress = false;
 };
 
@@ -134,9 +145,14 @@ bool sort_on_gpus(const sort_config& c, const radix::sort_request& r) {
   const std::size_t v = r.op == radix::operation::pairs ? r.value_bytes : 0;
   if (v != 0 && v != 1 && v != 2 && v != 4 && v != 8 && v != 16) return false;
 #ifdef RADIX_CLI_HAVE_NCCL
-  static std::unique_ptr<radix::nccl::gpu_group> group;
+  auto& group = c.gpu->group;
   if (!group) group = std::make_unique<radix::nccl::gpu_group>(c.gpus);
-  radix::nccl::sort_host(*group, r);
+  try {
+    radix::nccl::sort_host(*group, r);
+  } catch (...) {
+    if (group->aborted()) group.reset();  // a rank failed mid-sort: the next block makes a new group
+    throw;
+  }
   return true;
 #else
   return false;  // rejected when the options were read

@@ -131,8 +131,14 @@ class gpu_group {
   /// group then aborts its communicators (ncclCommAbort), so that their
   /// calls return, and cannot be used again.
   void each(const std::function<void(int rank)>& f) const;
+  /// As each(), for work with no collective in it (allocations, copies): a
+  /// rank that throws leaves the group usable.
+  void each_local(const std::function<void(int rank)>& f) const;
+  /// Whether a failed rank made the group abort its communicators.
+  bool aborted() const { return aborted_; }
 
  private:
+  void run_ranks(const std::function<void(int rank)>& f, bool abort_on_failure) const;
   std::vector<int> devices_;
   std::vector<ncclComm_t> comms_;
   mutable bool aborted_ = false;

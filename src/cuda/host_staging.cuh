@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "common/common.cuh"
@@ -73,12 +74,17 @@ class stager {
 /// that it moves by DMA at the link's speed instead of through the staging
 /// buffers' extra memcpy. Where pinning fails (memory the driver will not
 /// lock), pinned() is false and the stager is used. Already-pinned memory is
-/// used as it is and left registered.
+/// used as it is and left registered. One pin of ours at a time in the
+/// process (sorts on several GPUs at once): two ranges sharing a page would
+/// otherwise see each other's registration and lose it when the first ends;
+/// the others stage.
 class host_pin {
  public:
   static constexpr std::size_t min_bytes = std::size_t(64) << 20;
   host_pin(const void* p, std::size_t bytes, cudaStream_t s) : s_(s) {
     if (bytes < min_bytes || core::env::get("RADIX_CUDA_NO_PIN")) return;
+    only_one_ = std::unique_lock<std::mutex>(pin_mutex(), std::try_to_lock);
+    if (!only_one_.owns_lock()) return;
     void* q = const_cast<void*>(p);
     const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterDefault);
     if (e == cudaSuccess) {
@@ -99,9 +105,14 @@ class host_pin {
   bool pinned() const { return pinned_; }
 
  private:
+  static std::mutex& pin_mutex() {
+    static std::mutex m;
+    return m;
+  }
   void* p_ = nullptr;
   cudaStream_t s_;
   bool pinned_ = false;
+  std::unique_lock<std::mutex> only_one_;  // released after the unregistration (members die after the body)
 };
 
 /// Device memory that frees itself (stream-ordered).

@@ -566,7 +566,10 @@ gpu_group::~gpu_group() {
   }
 }
 
-void gpu_group::each(const std::function<void(int)>& f) const {
+void gpu_group::each(const std::function<void(int)>& f) const { run_ranks(f, true); }
+void gpu_group::each_local(const std::function<void(int)>& f) const { run_ranks(f, false); }
+
+void gpu_group::run_ranks(const std::function<void(int)>& f, bool abort_on_failure) const {
   if (aborted_) throw device_error("radix::nccl::gpu_group: a rank failed earlier and the group was aborted; make a new one");
   std::vector<std::exception_ptr> errors(devices_.size());
   std::atomic<int> first_failure{-1};
@@ -583,7 +586,8 @@ void gpu_group::each(const std::function<void(int)>& f) const {
         first_failure.compare_exchange_strong(none, r);
         // The other ranks may wait in NCCL for this one forever: abort the
         // communicators so that their calls return (with errors).
-        std::call_once(abort_once, [&] {
+        if (abort_on_failure)
+          std::call_once(abort_once, [&] {
           for (auto c : comms_) ncclCommAbort(c);
           aborted_ = true;
         });
@@ -633,19 +637,34 @@ void sort_host(const gpu_group& group, const sort_request& req) {
   }
   std::vector<rank_state> st(p);
   auto part = [&](int r) { return core::share_begin(req.n, p, r); };
-  auto cleanup = [&] {
-    group.each([&](int r) {
+  // Frees on the calling thread, GPU by GPU (all ranks have returned, and
+  // this works on a group that a failure aborted).
+  auto free_all = [&] {
+    int current = 0;
+    cudaGetDevice(&current);
+    for (int r = 0; r < p; ++r) {
+      cudaSetDevice(group.device(r));
       if (st[r].stream) cudaStreamSynchronize(st[r].stream);
       for (void*& b : st[r].buf)
         if (b) cudaFree(std::exchange(b, nullptr));
       if (st[r].stream) cudaStreamDestroy(std::exchange(st[r].stream, nullptr));
-    });
+    }
+    (void)cudaGetLastError();
+    cudaSetDevice(current);
   };
   try {
-    group.each([&](int r) {
+    group.each_local([&](int r) {
       RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&st[r].stream, cudaStreamNonBlocking));
-      for (int i = 0; i < (vb ? 4 : 2); ++i)
-        if (capacity) RADIX_CUDA_CHECK(cudaMalloc(&st[r].buf[i], capacity * (i < 2 ? kb : vb)));
+      for (int i = 0; i < (vb ? 4 : 2); ++i) {
+        if (!capacity) continue;
+        const cudaError_t e = cudaMalloc(&st[r].buf[i], capacity * (i < 2 ? kb : vb));
+        if (e == cudaErrorMemoryAllocation) {
+          (void)cudaGetLastError();
+          throw out_of_memory("radix::nccl::sort_host: GPU " + std::to_string(group.device(r)) +
+                              " cannot hold its share");
+        }
+        RADIX_CUDA_CHECK(e);
+      }
       const std::uint64_t n = part(r + 1) - part(r);
       RADIX_CUDA_CHECK(cudaMemcpyAsync(st[r].buf[0], static_cast<const char*>(req.keys) + part(r) * kb, n * kb,
                                        cudaMemcpyHostToDevice, st[r].stream));
@@ -665,7 +684,7 @@ void sort_host(const gpu_group& group, const sort_request& req) {
     });
     // Every rank's input was on its GPU before any sort began: the host
     // buffers may be overwritten now.
-    group.each([&](int r) {
+    group.each_local([&](int r) {
       const placement& pl = st[r].placed;
       RADIX_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(req.keys) + pl.offset * kb, st[r].buf[pl.selector],
                                        pl.n * kb, cudaMemcpyDeviceToHost, st[r].stream));
@@ -675,10 +694,10 @@ void sort_host(const gpu_group& group, const sort_request& req) {
       RADIX_CUDA_CHECK(cudaStreamSynchronize(st[r].stream));
     });
   } catch (...) {
-    cleanup();
+    free_all();
     throw;
   }
-  cleanup();
+  free_all();
 }
 
 }  // namespace radix::nccl
