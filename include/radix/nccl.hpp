@@ -149,7 +149,10 @@ class gpu_group {
 /// the parts are sorted together as above, and each GPU copies its share
 /// back. Pinned host memory (cudaMallocHost, cudaHostRegister) makes the
 /// copies several times faster. Each GPU needs room for two shares of keys
-/// (and values): the data must fit in the GPUs together.
+/// (and values). Data larger than that is sorted in chunks that fit, one
+/// after the other, and the sorted chunks are then merged on the host
+/// (stable, on all cores), which takes n x (key + value) bytes of host
+/// memory more. RADIX_NCCL_HOST_CHUNK (elements) caps a chunk (tests).
 void sort_host(const gpu_group& group, const sort_request& req);
 
 }  // namespace radix::nccl

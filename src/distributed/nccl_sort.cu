@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -22,6 +24,7 @@
 #include "cuda/common/common.cuh"
 #include "radix/core/exchange_plan.hpp"
 #include "radix/core/merge_path.hpp"
+#include "radix/core/multiway_merge.hpp"
 #include "radix/core/ordered_bits.hpp"
 #include "radix/nccl.hpp"
 
@@ -599,11 +602,11 @@ void gpu_group::run_ranks(const std::function<void(int)>& f, bool abort_on_failu
 
 // ---- host memory to host memory -------------------------------------------------
 
-void sort_host(const gpu_group& group, const sort_request& req) {
-  if (req.op != operation::keys && req.op != operation::pairs)
-    throw invalid_argument("radix::nccl::sort_host sorts keys or pairs");
-  if (req.n > 0 && (req.keys == nullptr || (req.op == operation::pairs && req.values == nullptr)))
-    throw invalid_argument("radix::nccl::sort_host: null buffer");
+namespace {
+
+/// sort_host for data that fits the GPUs: each GPU takes its share, the
+/// shares are sorted together, and each GPU copies its part back.
+void sort_host_fitting(const gpu_group& group, const sort_request& req) {
   const int p = group.size();
   const std::uint64_t capacity = share_capacity(req.n, p);
   const std::size_t kb = req.key.bytes;
@@ -616,25 +619,6 @@ void sort_host(const gpu_group& group, const sort_request& req) {
     void* buf[4] = {nullptr, nullptr, nullptr, nullptr};  // keys, alternate keys, values, alternate values
     placement placed;
   };
-  // Room on every GPU, asked before anything starts: an allocation that
-  // fails inside the ranks' round would abort the group.
-  {
-    int current = 0;
-    RADIX_CUDA_CHECK(cudaGetDevice(&current));
-    const std::uint64_t need = 2 * capacity * (kb + vb) + (std::uint64_t(64) << 20);
-    for (int r = 0; r < p; ++r) {
-      std::size_t free_b = 0, total_b = 0;
-      RADIX_CUDA_CHECK(cudaSetDevice(group.device(r)));
-      RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-      if (need > free_b) {
-        cudaSetDevice(current);
-        throw out_of_memory("radix::nccl::sort_host: GPU " + std::to_string(group.device(r)) + " has " +
-                            std::to_string(free_b >> 20) + " MiB free; its share needs " + std::to_string(need >> 20) +
-                            " MiB");
-      }
-    }
-    RADIX_CUDA_CHECK(cudaSetDevice(current));
-  }
   std::vector<rank_state> st(p);
   auto part = [&](int r) { return core::share_begin(req.n, p, r); };
   // Frees on the calling thread, GPU by GPU (all ranks have returned, and
@@ -698,6 +682,81 @@ void sort_host(const gpu_group& group, const sort_request& req) {
     throw;
   }
   free_all();
+}
+
+/// Elements whose shares fit every GPU of the group at once (two buffers of
+/// keys and values each, and a margin). RADIX_NCCL_HOST_CHUNK (elements)
+/// lowers it, so that tests reach the chunked route.
+std::uint64_t host_chunk_elements(const gpu_group& group, std::size_t kb, std::size_t vb) {
+  int current = 0;
+  RADIX_CUDA_CHECK(cudaGetDevice(&current));
+  std::uint64_t least = ~std::uint64_t(0);
+  for (int r = 0; r < group.size(); ++r) {
+    std::size_t free_b = 0, total_b = 0;
+    RADIX_CUDA_CHECK(cudaSetDevice(group.device(r)));
+    RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    least = std::min<std::uint64_t>(least, free_b);
+  }
+  RADIX_CUDA_CHECK(cudaSetDevice(current));
+  const std::uint64_t margin = std::uint64_t(256) << 20;
+  std::uint64_t chunk = least > margin ? (least - margin) / (2 * (kb + vb)) * std::uint64_t(group.size()) : 0;
+  if (const char* e = std::getenv("RADIX_NCCL_HOST_CHUNK"); e && *e)
+    chunk = std::min<std::uint64_t>(chunk, std::strtoull(e, nullptr, 10));
+  return chunk;
+}
+
+template <class F>
+void parallel_ranges(std::uint64_t n, F&& f) {
+  const unsigned t = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < t; ++i) pool.emplace_back([&, i] { f(n * i / t, n * (i + 1) / t); });
+  for (auto& x : pool) x.join();
+}
+
+}  // namespace
+
+void sort_host(const gpu_group& group, const sort_request& req) {
+  if (req.op != operation::keys && req.op != operation::pairs)
+    throw invalid_argument("radix::nccl::sort_host sorts keys or pairs");
+  if (req.n > 0 && (req.keys == nullptr || (req.op == operation::pairs && req.values == nullptr)))
+    throw invalid_argument("radix::nccl::sort_host: null buffer");
+  const std::size_t kb = req.key.bytes;
+  const std::size_t vb = req.op == operation::pairs ? req.value_bytes : 0;
+  const std::uint64_t chunk = host_chunk_elements(group, kb, vb);
+  if (req.n <= chunk) return sort_host_fitting(group, req);
+  if (chunk < std::uint64_t(group.size()))
+    throw out_of_memory("radix::nccl::sort_host: the GPUs have no room for a chunk");
+  if (kb != 1 && kb != 2 && kb != 4 && kb != 8)
+    throw invalid_argument("radix::nccl::sort_host takes keys of 1, 2, 4 or 8 bytes");
+
+  // Larger than the GPUs together: chunks that fit, each sorted over the
+  // GPUs in place, then one stable merge of the chunks on the host.
+  std::vector<std::uint64_t> starts{0};
+  for (std::uint64_t off = 0; off < req.n; off += chunk) {
+    sort_request sub = req;
+    sub.n = std::min(chunk, req.n - off);
+    sub.keys = static_cast<char*>(req.keys) + off * kb;
+    if (vb) sub.values = static_cast<char*>(req.values) + off * vb;
+    sort_host_fitting(group, sub);
+    starts.push_back(off + sub.n);
+  }
+  std::unique_ptr<std::byte[]> out_keys(new (std::nothrow) std::byte[req.n * kb]);
+  std::unique_ptr<std::byte[]> out_values(vb ? new (std::nothrow) std::byte[req.n * vb] : nullptr);
+  if (!out_keys || (vb && !out_values))
+    throw out_of_memory("radix::nccl::sort_host: no host memory for the merge of the chunks (n x (key + value) bytes)");
+  const int end_bit = req.opts.end_bit < 0 ? int(kb) * 8 : req.opts.end_bit;
+  with_key_type(int(kb), [&]<class U>() {
+    const auto f = make_compare<U>(req, req.opts.begin_bit, end_bit);
+    with_value_type<U>(vb, [&]<class V>() {
+      core::merge_sorted_runs<U, V>(static_cast<const U*>(req.keys), static_cast<const V*>(req.values), starts, f,
+                                    end_bit - req.opts.begin_bit, reinterpret_cast<U*>(out_keys.get()),
+                                    reinterpret_cast<V*>(out_values.get()), std::thread::hardware_concurrency());
+    });
+  });
+  parallel_ranges(req.n, [&](std::uint64_t b, std::uint64_t e) {
+    std::memcpy(static_cast<char*>(req.keys) + b * kb, out_keys.get() + b * kb, (e - b) * kb);
+    if (vb) std::memcpy(static_cast<char*>(req.values) + b * vb, out_values.get() + b * vb, (e - b) * vb);
+  });
 }
 
 }  // namespace radix::nccl

@@ -112,25 +112,28 @@ class splitter_search {
   int per_boundary_ = 0;
 };
 
-/// Who sends what to whom, once every rank's cuts are known.
+/// Who sends what to whom, once every rank's cuts are known. The output is
+/// cut into `parts` shares (one per rank in the distributed sort; one per
+/// thread when a host merge splits its output, multiway_merge.hpp).
 class exchange_plan {
  public:
-  /// counts[r]: rank r's elements. below[r * (p - 1) + b] and
-  /// at_most[r * (p - 1) + b]: how many of rank r's keys are below, and at
-  /// most, boundary b's key (splitter_search::key). Every rank computes the
-  /// same plan from the same all-gathered numbers.
+  /// counts[r]: rank r's elements. below[r * (parts - 1) + b] and
+  /// at_most[r * (parts - 1) + b]: how many of rank r's keys are below, and
+  /// at most, boundary b's key (splitter_search::key). Every rank computes
+  /// the same plan from the same all-gathered numbers.
   exchange_plan(std::span<const std::uint64_t> counts, std::span<const std::uint64_t> boundary_keys_below,
-                std::span<const std::uint64_t> boundary_keys_at_most)
-      : p_(int(counts.size())), cut_(std::size_t(p_) * (p_ + 1), 0), counts_(counts.begin(), counts.end()) {
-    const int nb = p_ - 1;
+                std::span<const std::uint64_t> boundary_keys_at_most, int parts = 0)
+      : p_(int(counts.size())), parts_(parts > 0 ? parts : int(counts.size())),
+        cut_(std::size_t(p_) * (parts_ + 1), 0) {
+    const int nb = parts_ - 1;
     if (boundary_keys_below.size() != std::size_t(p_) * nb || boundary_keys_at_most.size() != std::size_t(p_) * nb)
       throw invalid_argument("radix: internal: exchange_plan count mismatch");
     std::uint64_t total = 0;
     for (auto c : counts) total += c;
     total_ = total;
-    for (int r = 0; r < p_; ++r) cut(r, p_) = counts[r];
+    for (int r = 0; r < p_; ++r) cut(r, parts_) = counts[r];
     for (int b = 0; b < nb; ++b) {
-      const std::uint64_t target = share_begin(total, p_, b + 1);
+      const std::uint64_t target = share_begin(total, parts_, b + 1);
       std::uint64_t below_all = 0;
       for (int r = 0; r < p_; ++r) below_all += boundary_keys_below[std::size_t(r) * nb + b];
       // Keys equal to the boundary's key that precede the target go first
@@ -146,31 +149,32 @@ class exchange_plan {
       }
     }
     for (int r = 0; r < p_; ++r)
-      for (int q = 0; q < p_; ++q)
+      for (int q = 0; q < parts_; ++q)
         if (cut(r, q) > cut(r, q + 1)) throw invalid_argument("radix: internal: exchange_plan cuts not monotone");
   }
 
   int ranks() const { return p_; }
+  int parts() const { return parts_; }
   std::uint64_t total() const { return total_; }
-  /// First of rank r's sorted elements that goes to rank q (cut(r, p) == counts[r]).
-  std::uint64_t cut(int r, int q) const { return cut_[std::size_t(r) * (p_ + 1) + q]; }
-  /// Elements rank r sends to rank q (q == r: those it keeps).
+  /// First of rank r's sorted elements that goes to share q (cut(r, parts) == counts[r]).
+  std::uint64_t cut(int r, int q) const { return cut_[std::size_t(r) * (parts_ + 1) + q]; }
+  /// Elements rank r sends to share q (q == r: those it keeps).
   std::uint64_t send_count(int r, int q) const { return cut(r, q + 1) - cut(r, q); }
-  /// Where, in rank q's receive buffer, the run from rank r starts: the runs
+  /// Where, in share q's receive buffer, the run from rank r starts: the runs
   /// lie in rank order, each sorted.
   std::uint64_t recv_offset(int q, int r) const {
     std::uint64_t off = 0;
     for (int s = 0; s < r; ++s) off += send_count(s, q);
     return off;
   }
-  /// Elements rank q holds afterwards: its share.
+  /// Elements share q holds afterwards.
   std::uint64_t received(int q) const { return recv_offset(q, p_); }
 
  private:
-  std::uint64_t& cut(int r, int q) { return cut_[std::size_t(r) * (p_ + 1) + q]; }
+  std::uint64_t& cut(int r, int q) { return cut_[std::size_t(r) * (parts_ + 1) + q]; }
   int p_;
+  int parts_;
   std::vector<std::uint64_t> cut_;
-  std::vector<std::uint64_t> counts_;
   std::uint64_t total_ = 0;
 };
 
