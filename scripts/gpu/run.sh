@@ -161,8 +161,10 @@ if has nccl; then
     > "$OUT/nccl_cli.log" 2>&1
   note "-- file_sort.sh gpus: exit $?"
   tail -5 "$OUT/nccl_cli.log" | tee -a "$SUMMARY"
-  # Each run: the arguments of one radix_nccl_bench call, runs separated by ';'.
-  IFS=';' read -ra RUNS <<< "${NCCL_BENCH_RUNS:---log2 31 --gpus 0,1,2 --profile;--log2 30 --key u64 --op pairs --gpus 0,2 --profile}"
+  # Each run: the arguments of one radix_nccl_bench call, runs separated by ';'. The
+  # default covers the multi-GPU issue's bars: 2^31 u32 device-resident, 2^30 u64/u64
+  # pairs, 2^31 host to host, 2^34 keys over two GPUs.
+  IFS=';' read -ra RUNS <<< "${NCCL_BENCH_RUNS:---log2 31 --gpus 0,1,2 --profile;--log2 30 --key u64 --op pairs --gpus 0,2 --profile;--log2 31 --gpus 1,2 --host --reps 3;--log2 34 --gpus 2 --reps 1 --profile}"
   for r in "${RUNS[@]}"; do
     t1=$(date +%s)
     # shellcheck disable=SC2086
