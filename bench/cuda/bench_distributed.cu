@@ -24,19 +24,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench_check.hpp"
 #include "radix/core/exchange_plan.hpp"
 #include "radix/nccl.hpp"
 
 namespace {
-
-#define CU(call)                                                                                          \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #call); \
-      std::exit(2);                                                                                       \
-    }                                                                                                     \
-  } while (0)
 
 __host__ __device__ std::uint64_t hash64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
