@@ -39,7 +39,6 @@
 namespace radix::nccl {
 namespace {
 
-using core::uint_t;
 
 using core::compare_key;
 

@@ -207,6 +207,13 @@ int gpus() {
   return c;
 }
 
+/// Whether `n` GPUs are visible; prints why the case is skipped when not.
+bool have_gpus(int n) {
+  if (gpus() >= n) return true;
+  std::printf("  SKIPPED: needs %d GPUs, %d visible\n", n, gpus());
+  return false;
+}
+
 // NCCL itself, before the sort: one all-reduce over the group.
 TEST_CASE(dist_nccl_smoke, true) {
   for (int p = 1; p <= std::min(gpus(), 2); ++p) {
@@ -270,10 +277,7 @@ TEST_CASE(dist_one_rank_is_the_single_gpu_sort, true) {
 }
 
 TEST_CASE(dist_two_ranks_small, true) {
-  if (gpus() < 2) {
-    std::printf("  SKIPPED: needs 2 GPUs, %d visible\n", gpus());
-    return;
-  }
+  if (!have_gpus(2)) return;
   gpu_group g(2);
   shapes<std::uint32_t, void>(g, "u32", 3000);
   shapes<std::uint32_t, std::uint32_t>(g, "u32/u32", 3000);
@@ -288,10 +292,7 @@ TEST_CASE(dist_two_ranks_small, true) {
 }
 
 TEST_CASE(dist_two_ranks_options, true) {
-  if (gpus() < 2) {
-    std::printf("  SKIPPED: needs 2 GPUs, %d visible\n", gpus());
-    return;
-  }
+  if (!have_gpus(2)) return;
   gpu_group g(2);
   radix::options desc;
   desc.direction = radix::order::descending;
@@ -311,10 +312,7 @@ TEST_CASE(dist_two_ranks_options, true) {
 }
 
 TEST_CASE(dist_two_ranks_large, false) {
-  if (gpus() < 2) {
-    std::printf("  SKIPPED: needs 2 GPUs, %d visible\n", gpus());
-    return;
-  }
+  if (!have_gpus(2)) return;
   gpu_group g(2);
   // Several merge tiles and Onesweep's multi-tile passes on every rank.
   run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {3000001, 2999999}, {}, "u32/u32/3M");
@@ -323,10 +321,7 @@ TEST_CASE(dist_two_ranks_large, false) {
 }
 
 TEST_CASE(dist_all_gpus, false) {
-  if (gpus() < 3) {
-    std::printf("  SKIPPED: needs 3 or more GPUs, %d visible\n", gpus());
-    return;
-  }
+  if (!have_gpus(3)) return;
   gpu_group g;
   shapes<std::uint32_t, std::uint32_t>(g, "u32/u32", 20000);
   shapes<std::uint64_t, void>(g, "u64", 20000);
