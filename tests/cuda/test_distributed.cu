@@ -285,9 +285,11 @@ TEST_CASE(dist_two_ranks_small, true) {
   shapes<std::uint64_t, std::uint64_t>(g, "u64/u64", 3000);
   shapes<float, void>(g, "f32", 3000);
   shapes<double, std::uint32_t>(g, "f64/u32", 3000);
+  shapes<std::uint16_t, std::uint32_t>(g, "u16/u32", 3000);
   // Fewer elements than ranks, and none at all.
   run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {1, 0}, {}, "u32/one");
   run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {0, 1}, {}, "u32/one_on_last");
+  run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {1, 1}, {}, "u32/one_each");
   run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {0, 0}, {}, "u32/none");
 }
 
@@ -309,6 +311,9 @@ TEST_CASE(dist_two_ranks_options, true) {
   top.begin_bit = 60;
   run_case<std::uint64_t, std::uint64_t>(g, dist::uniform, {7000, 3000}, top, "u64/u64/bits60-64");
   run_case<std::int32_t, std::uint64_t>(g, dist::uniform, {5000, 5000}, {}, "i32/u64");
+  radix::options narrow_digits;
+  narrow_digits.digit_bits = 5;  // 7 passes, the last of 2 bits
+  run_case<std::uint32_t, void>(g, dist::uniform, {6000, 4000}, narrow_digits, "u32/5-bit digits");
 }
 
 TEST_CASE(dist_two_ranks_large, false) {
@@ -318,6 +323,8 @@ TEST_CASE(dist_two_ranks_large, false) {
   run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {3000001, 2999999}, {}, "u32/u32/3M");
   run_case<std::uint64_t, std::uint64_t>(g, dist::zipf, {1 << 22, (1 << 22) + 5}, {}, "u64/u64/zipf/4M");
   run_case<float, void>(g, dist::specials, {1 << 21, 1 << 20}, {}, "f32/specials/3M");
+  // Already in global order: every key stays on its rank.
+  run_case<std::uint32_t, void>(g, dist::sorted, {1 << 21, 1 << 21}, {}, "u32/sorted/4M");
 }
 
 TEST_CASE(dist_all_gpus, false) {
