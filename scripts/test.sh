@@ -51,6 +51,11 @@ cmake -S "$RADIX_ROOT/examples/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_BUI
   -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$tmp/consumer" -j "$RADIX_JOBS"
 "$tmp/consumer/radix_consumer"
+if [[ -x "$tmp/consumer/radix_consumer_nccl" ]]; then
+  "$tmp/consumer/radix_consumer_nccl"
+else
+  radix_log "examples/consumer: radix::nccl not installed (radix built without NCCL), its consumer skipped"
+fi
 "$prefix/bin/radix" --version
 
 # The Python package, as a user installs it: `pip install .` into a fresh
