@@ -86,42 +86,38 @@ inline void sorter<U, V>::scatter(const U* ks, U* kd, const V* vs, V* vd, bool g
     std::vector<std::uint64_t>& nh = partial[t];
     nh.assign(std::size_t(T) * Rn, 0);
     const std::uint64_t* off = offs.data() + std::size_t(t) * R;
-    const bool keys_out = kd != nullptr;
-    const bool vals_out = has_value && vd != nullptr;
-    // Dispatch to a loop specialised for what this pass moves and counts.
-    auto go = [&](auto count_next, auto move_keys, auto move_vals, auto gen_idx) {
-      constexpr bool C = decltype(count_next)::value, K = decltype(move_keys)::value,
-                     M = decltype(move_vals)::value, G = decltype(gen_idx)::value;
-      const core::pass nx = next ? *next : ps;
-      if constexpr (!C) {
-        if (lut) {
-          if (job_.codec.canon) scatter_chunk<C, K, M, G, true, true>(t, ks, kd, vs, vd, ps, nx, R, lut, off, nh.data());
-          else scatter_chunk<C, K, M, G, false, true>(t, ks, kd, vs, vd, ps, nx, R, lut, off, nh.data());
-          return;
-        }
-      }
-      if (job_.codec.canon)
-        scatter_chunk<C, K, M, G, true, false>(t, ks, kd, vs, vd, ps, nx, R, nullptr, off, nh.data());
-      else
-        scatter_chunk<C, K, M, G, false, false>(t, ks, kd, vs, vd, ps, nx, R, nullptr, off, nh.data());
+    const core::pass nx = next ? *next : ps;
+    // The loop specialised for what this pass moves and counts (scatter_shape),
+    // then for the run-time choices every shape has: the key transform, and
+    // for a last pass whether a table maps digits to buckets.
+    auto run = [&]<scatter_shape S>() { scatter_chunk<S>(t, ks, kd, vs, vd, ps, nx, R, lut, off, nh.data()); };
+    auto with_transform = [&]<scatter_shape S>() {
+      constexpr scatter_shape canonical{S.count_next, S.move_keys, S.values, key_transform::canonical, S.buckets};
+      if (job_.codec.canon) run.template operator()<canonical>();
+      else run.template operator()<S>();
     };
-    using Y = std::true_type;
-    using N = std::false_type;
-    if constexpr (has_value) {
-      if (next) {
-        if (gen) go(Y{}, Y{}, Y{}, Y{});
-        else go(Y{}, Y{}, Y{}, N{});
-      } else if (!keys_out) {
-        if (gen) go(N{}, N{}, Y{}, Y{});
-        else go(N{}, N{}, Y{}, N{});
-      } else {
-        if (gen) go(N{}, Y{}, Y{}, Y{});
-        else go(N{}, Y{}, Y{}, N{});
+    auto go = [&]<scatter_shape S>() {
+      if constexpr (!S.count_next) {
+        constexpr scatter_shape tabled{S.count_next, S.move_keys, S.values, S.transform, bucket_source::table};
+        if (lut) return with_transform.template operator()<tabled>();
       }
-      (void)vals_out;
+      with_transform.template operator()<S>();
+    };
+    if constexpr (has_value) {
+      const bool keys_out = kd != nullptr;  // an argsort's last pass writes indices only
+      if (next) {
+        if (gen) go.template operator()<scatter_shape{.count_next = true, .values = value_flow::generated}>();
+        else go.template operator()<scatter_shape{.count_next = true, .values = value_flow::moved}>();
+      } else if (!keys_out) {
+        if (gen) go.template operator()<scatter_shape{.move_keys = false, .values = value_flow::generated}>();
+        else go.template operator()<scatter_shape{.move_keys = false, .values = value_flow::moved}>();
+      } else {
+        if (gen) go.template operator()<scatter_shape{.values = value_flow::generated}>();
+        else go.template operator()<scatter_shape{.values = value_flow::moved}>();
+      }
     } else {
-      if (next) go(Y{}, Y{}, N{}, N{});
-      else go(N{}, Y{}, N{}, N{});
+      if (next) go.template operator()<scatter_shape{.count_next = true}>();
+      else go.template operator()<scatter_shape{}>();
     }
   });
   if (next) {
@@ -132,10 +128,14 @@ inline void sorter<U, V>::scatter(const U* ks, U* kd, const V* vs, V* vd, bool g
 }
 
 template <class U, class V>
-template <bool CountNext, bool MoveKeys, bool MoveVals, bool Gen, bool Canon, bool Lut>
+template <scatter_shape S>
 inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps,
                                         const core::pass nx, unsigned R, const std::uint16_t* lut,
                                         const std::uint64_t* off, std::uint64_t* nh) {
+  constexpr bool CountNext = S.count_next, MoveKeys = S.move_keys, MoveVals = S.values != value_flow::none,
+                 Gen = S.values == value_flow::generated, Canon = S.transform == key_transform::canonical,
+                 Lut = S.buckets == bucket_source::table;
+  static_assert(!(CountNext && Lut), "a table's buckets end the passes: no next digit to count");
   const std::uint64_t b0 = bounds_[t], b1 = bounds_[t + 1];
   if (b0 == b1) return;
   const codec_t codec = job_.codec;

@@ -121,6 +121,32 @@ struct phase_trace {
   }
 };
 
+/// What a scatter pass writes besides the keys.
+enum class value_flow : std::uint8_t {
+  none,       ///< keys only
+  moved,      ///< each key's value (or index) travels with it
+  generated,  ///< the value is the key's position: an argsort's first pass writes indices it never read
+};
+/// How a key's ordered bits are formed (core::ordered_codec).
+enum class key_transform : std::uint8_t {
+  biased,     ///< one XOR: integers, and floats without NaNs or -0 to fold
+  canonical,  ///< floats whose NaNs and -0 are folded first (the codec's canon)
+};
+/// Where a key's destination bucket comes from.
+enum class bucket_source : std::uint8_t {
+  digit,  ///< the pass's digit
+  table,  ///< a table of the digit (hybrid_fine: neighbouring digits share a bucket); never with a next pass
+};
+/// One scatter loop's shape, fixed at compile time: sorter::scatter_chunk is
+/// one loop per shape, so that a pass pays only for what it does.
+struct scatter_shape {
+  bool count_next = false;  ///< counts the next pass's digits by destination chunk (another pass follows)
+  bool move_keys = true;    ///< writes the keys (an argsort's last pass writes only indices)
+  value_flow values = value_flow::none;
+  key_transform transform = key_transform::biased;
+  bucket_source buckets = bucket_source::digit;
+};
+
 template <class U, class V>
 class sorter {
  public:
@@ -162,7 +188,7 @@ class sorter {
   void scatter(const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass& ps, const core::pass* next,
                const std::vector<std::uint64_t>& hist, std::vector<std::uint64_t>& next_hist,
                const std::uint16_t* lut = nullptr, unsigned lut_buckets = 0);
-  template <bool CountNext, bool MoveKeys, bool MoveVals, bool Gen, bool Canon, bool Lut>
+  template <scatter_shape S>
   void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps, const core::pass nx,
                      unsigned R, const std::uint16_t* lut, const std::uint64_t* off, std::uint64_t* nh);
 
