@@ -14,12 +14,12 @@
 #include <vector>
 
 int main() {
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);  // one process, several GPUs: radix/nccl.hpp; before CUDA starts
   int gpus = 0;
   if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
     std::puts("consumer nccl: no GPU visible, nothing sorted (the package links)");
     return 0;
   }
-  setenv("CUDA_MODULE_LOADING", "EAGER", 0);  // one process, several GPUs: radix/nccl.hpp
   std::mt19937_64 rng(7);
   std::vector<std::uint32_t> keys(1000003);
   for (auto& k : keys) k = std::uint32_t(rng());

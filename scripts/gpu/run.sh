@@ -148,9 +148,10 @@ if has nccl; then
   # compute-sanitizer over the count and merge kernels (they run only with two
   # ranks or more; NCCL's own kernels are sanitized too, slowly).
   if [ "${NCCL_SANITIZE:-1}" = 1 ]; then
-    # NCCL's own kernels and calls are left out: it probes kernel images for
-    # other architectures (API errors by design), and its kernels synchronize
-    # through flags in memory, which racecheck reports as hazards.
+    # NCCL's kernels are left out (they synchronize through flags in memory,
+    # which racecheck reports as hazards), and API errors are not reported:
+    # NCCL probes kernel images for other architectures, failing by design.
+    # That hides radix's own API errors too; radix checks every return code.
     SAN_FILTER=()
     help=$(compute-sanitizer --help 2>&1)
     grep -q -- "--kernel-name-exclude" <<< "$help" && SAN_FILTER+=(--kernel-name-exclude kns=nccl)
@@ -164,7 +165,7 @@ if has nccl; then
   fi
   # The CLI's --gpus end to end (tools/tests/file_sort.sh, section gpus).
   build_targets nccl_build.log "nccl: " radix_cli
-  timeout "${NCCL_TIMEOUT:-600}" bash tools/tests/file_sort.sh "$PWD/$B/tools/radix" gpus /tmp/radix-cli-gpus \
+  timeout "${NCCL_TIMEOUT:-600}" bash tools/tests/file_sort.sh "$(cd "$B" && pwd)/tools/radix" gpus /tmp/radix-cli-gpus \
     > "$OUT/nccl_cli.log" 2>&1
   note "-- file_sort.sh gpus: exit $?"
   tail -5 "$OUT/nccl_cli.log" | tee -a "$SUMMARY"

@@ -48,7 +48,10 @@ const char* name(dist d) {
 
 template <class K>
 K make_key(dist d, std::uint64_t i, std::uint64_t& s) {
-  using U = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
+  // Keys of 4 bytes or fewer take the low bytes of a 32-bit pattern; `bits`
+  // is the key's own width, so that skew and the top bits land inside it.
+  using U = std::conditional_t<sizeof(K) <= 4, std::uint32_t, std::uint64_t>;
+  constexpr int bits = int(sizeof(K)) * 8;
   U u = 0;
   switch (d) {
     case dist::uniform: u = U(splitmix(s)); break;
@@ -56,7 +59,7 @@ K make_key(dist d, std::uint64_t i, std::uint64_t& s) {
     case dist::few_unique: u = U((splitmix(s) % 5) * 0x0123456789ABCDEFull); break;
     case dist::zipf: {
       const double x = double(splitmix(s) >> 11) * 0x1.0p-53;
-      u = U(std::pow(2.0, 24 * x * x * x));
+      u = U(std::pow(2.0, (bits > 24 ? 24 : bits - 1) * x * x * x));
       break;
     }
     case dist::sorted: u = U(i); break;
@@ -69,7 +72,7 @@ K make_key(dist d, std::uint64_t i, std::uint64_t& s) {
         std::memcpy(&u, &k, sizeof k);
         if (std::isnan(k)) u |= U(splitmix(s) & 0xFF);
       } else {
-        u = U(splitmix(s) % 3) << (sizeof(U) * 8 - 2);
+        u = U(splitmix(s) % 3) << (bits - 2);
       }
       break;
     }
