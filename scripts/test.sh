@@ -54,7 +54,7 @@ cmake --build "$tmp/consumer" -j "$RADIX_JOBS"
 if [[ -x "$tmp/consumer/radix_consumer_nccl" ]]; then
   "$tmp/consumer/radix_consumer_nccl"
 else
-  radix_log "examples/consumer: radix::nccl not installed (radix built without NCCL), its consumer skipped"
+  radix_log "examples/consumer: radix::nccl not in the package (radix built without NCCL, or no NCCL found here), its consumer skipped"
 fi
 "$prefix/bin/radix" --version
 

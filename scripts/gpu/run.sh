@@ -146,7 +146,7 @@ if has nccl; then
   note "-- radix_nccl_tests ${NCCL_TEST_ARGS:-}: exit $? ($(since $t0) s)"
   grep -E "^\[|failures|SKIPPED|exception|CHECK" "$OUT/nccl_tests.log" | tee -a "$SUMMARY"
   # compute-sanitizer over the count and merge kernels (they run only with two
-  # ranks or more; NCCL's own kernels are sanitized too, slowly).
+  # ranks or more).
   if [ "${NCCL_SANITIZE:-1}" = 1 ]; then
     # NCCL's kernels are left out (they synchronize through flags in memory,
     # which racecheck reports as hazards), and API errors are not reported:
