@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Run on a machine with two GPUs (kind nvidia-h100-x2): python3 scripts/gpu/peer_bandwidth.py
-# Copy-engine bandwidth between two GPUs of one process (torch's device-to-device copy is
-# cudaMemcpyPeerAsync), one direction and both at once, 2 GiB each way.
+# Copy-engine bandwidth between two GPUs of one process (a contiguous torch copy_ between
+# devices is a memcpy that the copy engines carry), one direction and both at once, 2 GiB each way.
 import time, torch
 n = 1 << 29  # 2 GiB of int32
 a0 = torch.ones(n, dtype=torch.int32, device="cuda:0"); b1 = torch.empty(n, dtype=torch.int32, device="cuda:1")
