@@ -55,6 +55,8 @@ onesweep_tuning& tuning_override() {
     d.narrow = !(narrow && narrow[0] == '0');
     const char* pdl = core::env::get("RADIX_CUDA_PDL");
     d.pdl = !(pdl && pdl[0] == '0');
+    const char* block = core::env::get("RADIX_CUDA_BLOCK_SORT");
+    d.block_sort = !(block && block[0] == '0');
     const char* mid = core::env::get("RADIX_CUDA_MID_TILES");
     d.mid_tiles = !(mid && mid[0] == '0');
     if (const char* w = core::env::get("RADIX_CUDA_SEGMENT_WARP_MAX")) d.segment_warp_max = std::uint32_t(std::strtoul(w, nullptr, 10));

@@ -158,7 +158,7 @@ void check_argsort(const std::vector<H>& in, options o, const std::string& what)
 }
 
 // around the tiles of every policy (sm90_policy, sm90_small_tiles) and the medium_n switch
-static const std::size_t kSizes[] = {0,     1,     2,     37,    1000,  3071,  3072,  3073,   5119,    5120,
+static const std::size_t kSizes[] = {0,     1,     2,     37,    512,   513,   1000,  3071,  3072,  3073,   5119,    5120,
                                      5121,  6144,  6145,  7679,  7680,  7681,  8192,  8193,   9216,    9217,
                                      10240, 10241, 10752, 10753, 70000, 300007, 524288, 524289,
                                      2097152, 2097153};
@@ -643,6 +643,60 @@ TEST_CASE(small_every_kernel, true) {
   check_keys(make_keys<std::uint16_t>(50000, dist::random, 6), {}, "u16 multi-block");
   narrow_cases(true);  // the scatter kernel's half-width loads and stores
 }
+
+/// Inputs of at most block_sort_agent::capacity keys: one block with
+/// thread-private counters, 16 keys a thread. Sizes across its thread
+/// counts, every key width, the three forms of the ordered-bits transform
+/// (integers; floats with and without -0 and NaN), keys that vary only in
+/// high bits or in a few low ones, bit ranges, descending order, pairs of
+/// several value widths and argsort; `full` adds distributions and sizes,
+/// and runs everything again with the single-tile kernel (tuning.block_sort off).
+static void block_sort_cases(bool full) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  const std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{2, 17, 31, 33, 511, 512, 513, 1000, 4095, 4096, 4097, 8191, 8192}
+                                              : std::vector<std::size_t>{17, 513, 8192};
+  for (int on = 1; on >= (full ? 0 : 1); --on) {
+    t.block_sort = on != 0;
+    const std::string w = on ? " (block sort)" : " (single tile)";
+    for (std::size_t n : sizes) {
+      const std::string at = " n=" + std::to_string(n) + w;
+      options desc;
+      desc.direction = order::descending;
+      for (dist d : {dist::random, dist::few_unique, dist::reversed, dist::all_equal, dist::low16}) {
+        if (!full && d != dist::random && d != dist::few_unique) continue;
+        check_keys(make_keys<std::uint32_t>(n, d, n + 1), {}, std::string("u32 ") + dist_name(d) + at);
+        check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(n, d, n + 2), desc,
+                                      std::string("u32/u32 desc ") + dist_name(d) + at);
+      }
+      check_keys(make_keys<std::uint8_t>(n, dist::random, n + 3), {}, "u8" + at);
+      check_keys(make_keys<std::uint16_t>(n, dist::random, n + 4), desc, "u16 desc" + at);
+      auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 5);
+      check_keys(k64, {}, "u64" + at);
+      for (auto& k : k64) k <<= 40;  // only bits 40..63 vary
+      check_keys(k64, desc, "u64 high bits desc" + at);
+      check_keys(make_keys<float>(n, dist::random, n + 6), {}, "f32 with -0, NaN, inf" + at);
+      std::vector<float> plain(n);
+      std::uint64_t s = n + 7;
+      for (auto& f : plain) f = float(std::int64_t(splitmix(s) % 2001) - 1000) * 0.25f;  // no -0, no NaN
+      check_keys(plain, desc, "f32 plain desc" + at);
+      check_keys(make_keys<std::int32_t>(n, dist::random, n + 8), desc, "i32 desc" + at);
+      options bits;
+      bits.begin_bit = 3;
+      bits.end_bit = 17;
+      check_keys(make_keys<std::uint32_t>(n, dist::random, n + 9), bits, "u32 bits [3,17)" + at);
+      check_pairs<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::few_unique, n + 10), {}, "u64/u64 few unique" + at);
+      check_pairs<float, 16>(make_keys<float>(n, dist::random, n + 11), desc, "f32/16 desc" + at);
+      check_pairs<std::uint16_t, 1>(make_keys<std::uint16_t>(n, dist::random, n + 12), {}, "u16/u8" + at);
+      check_argsort<float, std::uint32_t>(make_keys<float>(n, dist::random, n + 13), {}, "f32 -> u32" + at);
+      check_argsort<std::uint64_t, std::uint64_t>(make_keys<std::uint64_t>(n, dist::low16, n + 14), desc,
+                                                  "u64 low16 -> u64 desc" + at);
+    }
+  }
+  t = saved;
+}
+TEST_CASE(block_sort_small, true) { block_sort_cases(false); }
+TEST_CASE(block_sort_shapes, false) { block_sort_cases(true); }
 
 /// The histogram kernel notes whether any float key is a NaN or -0; without
 /// one, the scatter kernels skip the canonicalisation. One such key among

@@ -32,6 +32,7 @@ struct onesweep_kernels {
   };
   using scatter = scatter_agent<U, V, shape>;
   using single = single_tile_agent<U, V, threads, items>;
+  using block_sort = block_sort_agent<U, V>;
   /// Linear: for integer keys (codec.linear()); 1-byte keys are never floats.
   template <bool Linear>
   static constexpr auto scatter_kernel_for = onesweep_scatter_kernel<U, V, shape, Linear>;
@@ -60,7 +61,10 @@ struct onesweep_kernels {
       // Only kernels the device can hold: the others are never launched
       // there (use_single_tile, and the engine's choice of algorithm).
       const std::size_t optin = current_device_limits().shared_optin;
-      if (scatter::smem_bytes > optin) return r;  // reported below, each time
+      // as much as the largest block sort the device holds (use_block_sort)
+      r.status = cudaFuncSetAttribute(block_sort_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
+      if (r.status != cudaSuccess || scatter::smem_bytes > optin) return r;  // reported below, each time
       r.status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(scatter::smem_bytes));
       if (r.status == cudaSuccess && may_be_float)
@@ -110,9 +114,20 @@ inline onesweep_workspace onesweep_layout(sort_mode mode, std::uint64_t n, int k
   return w;
 }
 
+/// Up to 8192 keys: one block with thread-private counters (block_sort_agent),
+/// where the device holds its shared memory.
+template <class U, class V>
+inline bool use_block_sort(std::uint64_t n, const onesweep_tuning& t) {
+  using B = block_sort_agent<U, V>;
+  return !t.force_onesweep && t.block_sort && n <= std::uint64_t(B::capacity) &&
+         B::smem_bytes(B::threads_for(n)) <= current_device_limits().shared_optin;
+}
+
+/// One launch and no workspace: block_sort_agent, else single_tile_agent up to the policy's small_n.
 template <class U, class V>
 inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
   using K = onesweep_kernels<U, V>;
+  if (use_block_sort<U, V>(n, t)) return true;
   return !t.force_onesweep && n <= K::pol.small_n && K::single::smem_bytes <= current_device_limits().shared_optin;
 }
 
@@ -212,6 +227,12 @@ int onesweep_run(const onesweep_job<U, V>& job) {
     // workspace size) is the default's, whatever tiles an A/B slot uses
     using S = onesweep_kernels<U, V, 0>;
     if constexpr (Alt != 0) S::prepare();
+    if (use_block_sort<U, V>(n, job.tuning)) {
+      const int threads = S::block_sort::threads_for(n);
+      block_sort_kernel<U, V><<<1, threads, S::block_sort::smem_bytes(threads), stream>>>(p);
+      RADIX_CUDA_CHECK_LAUNCH("radix block_sort_kernel");
+      return 0;  // in place
+    }
     single_tile_kernel<U, V, S::threads, S::items><<<1, S::threads, S::single::smem_bytes, stream>>>(p, passes);
     RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");
     return 0;  // in place

@@ -1,5 +1,6 @@
 // The Onesweep kernels: thin shims that put an agent on its shared memory.
 #pragma once
+#include "block_sort_agent.cuh"
 #include "histogram_agent.cuh"
 #include "scatter_agent.cuh"
 #include "single_tile_agent.cuh"
@@ -32,6 +33,13 @@ template <class U, class V, int Threads, int Items>
 __global__ void __launch_bounds__(Threads) single_tile_kernel(const onesweep_params<U, V> p, const pass_list passes) {
   extern __shared__ __align__(16) unsigned char smem[];
   single_tile_agent<U, V, Threads, Items>{p, passes, smem}.process();
+}
+
+/// Up to block_sort_agent::capacity keys: one block of threads_for(n) threads.
+template <class U, class V>
+__global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads) block_sort_kernel(const onesweep_params<U, V> p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  block_sort_agent<U, V>{p, smem}.process();
 }
 
 /// Keys only, every bit of 1-byte integer keys in one 8-bit pass: the sorted

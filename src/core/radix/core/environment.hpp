@@ -27,6 +27,7 @@ inline constexpr variable variables[] = {
     {"RADIX_CUDA_ALT_POLICY", "1, 2 or 3: a build with RADIX_CUDA_ALT_POLICY_BUILD uses that alternative Onesweep policy slot"},
     {"RADIX_CUDA_NARROW", "0: Onesweep keeps full-width 32-bit keys between passes (for A/B measurements)"},
     {"RADIX_CUDA_PDL", "0: Onesweep launches its passes without Programmatic Dependent Launch (for A/B measurements)"},
+    {"RADIX_CUDA_BLOCK_SORT", "0: inputs of at most one tile take the warp-ranked single-tile kernel instead of the block sort with thread counters (for A/B measurements)"},
     {"RADIX_CUDA_MID_TILES", "0: Onesweep skips its mid-size tiles (32-bit keys with 4-byte values; for A/B measurements)"},
     {"RADIX_CUDA_SEGMENT_WARP_MAX", "keys: the segmented sort's longest segment sorted by one warp (0: none; for A/B measurements)"},
     {"RADIX_CUDA_SHARED_LIMIT", "bytes: the CUDA engine acts as if a block could have at most this much shared memory (tests of the fallbacks for GPUs with less than an H100)"},

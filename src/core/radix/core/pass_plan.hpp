@@ -35,20 +35,28 @@ struct pass_plan {
   RADIX_HD constexpr const pass& operator[](int i) const { return passes[i]; }
 };
 
+/// The same plan pass by pass, without the array (device code): pass i of
+/// `count`, the first `extra` passes one bit wider than `base`.
+struct even_passes {
+  int begin = 0, count = 0, base = 0, extra = 0;
+  RADIX_HD constexpr even_passes(int begin_bit, int end_bit, int digit_bits) : begin(begin_bit) {
+    const int total = end_bit - begin_bit;
+    if (total <= 0 || digit_bits <= 0) return;
+    count = (total + digit_bits - 1) / digit_bits;
+    if (count > pass_plan::max_passes) count = pass_plan::max_passes;
+    base = total / count;
+    extra = total % count;
+  }
+  RADIX_HD constexpr pass operator[](int i) const {
+    return pass{begin + i * base + (i < extra ? i : extra), base + (i < extra ? 1 : 0)};
+  }
+};
+
 RADIX_HD constexpr pass_plan plan_passes(int begin_bit, int end_bit, int digit_bits) {
   pass_plan p;
-  const int total = end_bit - begin_bit;
-  if (total <= 0 || digit_bits <= 0) return p;
-  p.count = (total + digit_bits - 1) / digit_bits;
-  if (p.count > pass_plan::max_passes) p.count = pass_plan::max_passes;
-  const int base = total / p.count;
-  const int extra = total % p.count;  // the first `extra` passes get one bit more
-  int shift = begin_bit;
-  for (int i = 0; i < p.count; ++i) {
-    const int b = base + (i < extra ? 1 : 0);
-    p.passes[i] = pass{shift, b};
-    shift += b;
-  }
+  const even_passes e(begin_bit, end_bit, digit_bits);
+  p.count = e.count;
+  for (int i = 0; i < p.count; ++i) p.passes[i] = e[i];
   return p;
 }
 

@@ -1,0 +1,361 @@
+// Small inputs, up to 8192 keys: one block sorts them in shared memory with
+// thread-private digit counters (Merrill & Grimshaw 2011, "High Performance
+// and Scalable Radix Sorting", §4: each thread holds a contiguous run of the
+// input and counts its own keys; one raking scan over every thread's
+// counters then gives each key its place, stably).
+//
+// Why not the warp ballots of single_tile_agent: they cost ~60 instructions
+// per 32 keys a pass, and one block alone on an SM is bound by the
+// instructions it issues. Here a key costs a shared-memory increment and a
+// read of its scanned counter. The price is the scan of the counters, 32
+// words per thread, so a digit has at most 6 bits (64 counters of 16 bits
+// per thread, two to a word) and 32-bit keys take six passes, not four.
+//
+// A tile's story, per pass:
+//   count    each thread bumps its own counter of each of its keys' digits,
+//            remembering the count before (the key's rank among its own)
+//   scan     one exclusive scan over all counters, digit-major then
+//            thread-major: a counter becomes the place of its thread's
+//            first key of that digit
+//   rank     a key's place = its counter + its rank among its own
+//   exchange keys (and 16-bit origins) to their places in shared memory,
+//            then each thread reads back its contiguous run for the next pass
+// The passes cover only the bits in which some keys differ (bits every key
+// shares do not change the order), in digits of at most 6 bits spread evenly.
+// Values stay in shared memory from the first read; the last pass's
+// exchange leaves the keys sorted, and each value is written once, from its
+// key's origin.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "../common/common.cuh"
+#include "params.cuh"
+#include "radix/core/ordered_bits.hpp"
+#include "radix/core/pass_plan.hpp"
+
+namespace radix::cuda_detail {
+
+template <class U, class V>
+struct block_sort_agent {
+  static constexpr bool has_values = !std::is_same_v<V, no_value>;
+  /// Keys per thread: with 16, counting a thread's keys costs about as much
+  /// as scanning its 32 counter words (CUB's single-tile sort uses 19).
+  static constexpr int items = 16;
+  static constexpr int max_threads = 512;  ///< __launch_bounds__: 128 registers a thread
+  static constexpr int capacity = items * max_threads;
+  static constexpr int max_digit_bits = 6;
+  static constexpr int counter_words = (1 << max_digit_bits) / 2;  ///< a thread's words (two 16-bit counters each)
+  static_assert(capacity < 65536, "16-bit counters, ranks and origins");
+  /// Keys narrower than a word are exchanged in 32-bit slots: lanes then
+  /// never share a bank word.
+  using slot_t = std::conditional_t<(sizeof(U) < 4), std::uint32_t, U>;
+  using origin_t = std::uint16_t;
+
+  struct header {
+    unsigned warp_sums[max_threads / 32 + 1];  ///< block scan: warp totals, then the block's total last
+    unsigned long long varying;               ///< OR of every key's (ordered ^ first key's ordered)
+  };
+
+  /// One padding slot every 32: a thread's run of 16 keys (or raking
+  /// segment of 32 words) then starts in a different bank from its
+  /// neighbour's.
+  __host__ __device__ static constexpr int pad(int j) { return j + j / 32; }
+  __host__ __device__ static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
+
+  /// Shared memory for `threads` threads: [header | counters, or (after the
+  /// counting) exchanged keys and origins | values]. The counters and the
+  /// exchange share their region: a pass reads every counter it needs
+  /// before it exchanges.
+  struct layout {
+    std::size_t counters_bytes, keys_bytes, origins_bytes, region_a, values_offset, values_bytes, total;
+    __host__ __device__ constexpr explicit layout(int threads)
+        : counters_bytes(align16(sizeof(unsigned) * std::size_t(pad(counter_words * threads)))),
+          keys_bytes(align16(sizeof(slot_t) * std::size_t(pad(items * threads)))),
+          origins_bytes(has_values ? align16(sizeof(origin_t) * std::size_t(pad(items * threads))) : 0),
+          region_a(counters_bytes > keys_bytes + origins_bytes ? counters_bytes : keys_bytes + origins_bytes),
+          values_offset(align16(sizeof(header)) + region_a),
+          values_bytes(has_values ? align16(sizeof(V) * std::size_t(items) * threads) : 0),
+          total(values_offset + values_bytes) {}
+  };
+  static constexpr std::size_t smem_bytes(int threads) { return layout(threads).total; }
+  /// Threads for n keys: a multiple of 32, 16 keys each.
+  static constexpr int threads_for(std::uint64_t n) {
+    const int t = int((n + items - 1) / items + 31) / 32 * 32;
+    return t < 32 ? 32 : t;
+  }
+
+  const onesweep_params<U, V>& p;
+  unsigned char* smem;
+  int n = 0, threads = 0, tid = 0;
+
+  __device__ __forceinline__ header& hdr() const { return *reinterpret_cast<header*>(smem); }
+  __device__ __forceinline__ unsigned char* region_a() const { return smem + align16(sizeof(header)); }
+  __device__ __forceinline__ unsigned* counters() const { return reinterpret_cast<unsigned*>(region_a()); }
+  __device__ __forceinline__ slot_t* xkeys() const { return reinterpret_cast<slot_t*>(region_a()); }
+  __device__ __forceinline__ origin_t* xorigins() const {
+    return reinterpret_cast<origin_t*>(region_a() + layout(threads).keys_bytes);
+  }
+  __device__ __forceinline__ V* values() const { return reinterpret_cast<V*>(smem + layout(threads).values_offset); }
+  /// Item i of this thread: key tid * items + i of the run being sorted.
+  __device__ __forceinline__ bool valid(int i) const { return tid * items + i < n; }
+
+  /// What a thread holds between passes: its run of keys, and (with values)
+  /// where each came from, two 16-bit origins a register.
+  struct run {
+    U keys[items];
+    unsigned origin2[has_values ? items / 2 : 1];
+  };
+
+  __device__ void process() {
+    n = int(p.n);
+    threads = int(blockDim.x);
+    tid = int(threadIdx.x);
+    stage_input();
+    __syncthreads();
+    run r;
+    read_run(r, true);
+    bool canon_needed = false;
+    if (!survey(r, canon_needed)) return write_sorted_input();
+    if constexpr (sizeof(U) == 1) {
+      sort<core::key_form::linear>(r);  // 1-byte keys are integers
+    } else {
+      if (p.codec.linear()) sort<core::key_form::linear>(r);
+      else if (canon_needed) sort<core::key_form::canonical>(r);
+      else sort<core::key_form::biased>(r);  // no NaN or -0: the canonical form equals the biased one
+    }
+    store_output();
+  }
+
+  /// Every key (and value) into shared memory, input order, all loads in flight at once.
+  __device__ __forceinline__ void stage_input() const {
+    slot_t* xk = xkeys();
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const int j = i * threads + tid;
+      if (j < n) xk[pad(j)] = slot_t(ld_nc(p.keys + j));
+    }
+    if constexpr (has_values) {
+      if (p.mode != sort_mode::argsort) {
+        V* v = values();
+#pragma unroll
+        for (int i = 0; i < items; ++i) {
+          const int j = i * threads + tid;
+          if (j < n) v[j] = ld_nc(p.values + j);
+        }
+      }
+    }
+  }
+
+  /// This thread's run from the exchange buffer; the first time, each key's origin is its index.
+  __device__ __forceinline__ void read_run(run& r, bool first) const {
+    const slot_t* xk = xkeys();
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const int j = tid * items + i;
+      if (j < n) r.keys[i] = U(xk[pad(j)]);
+    }
+    if constexpr (has_values) {
+      const origin_t* xo = xorigins();
+#pragma unroll
+      for (int i = 0; i < items; i += 2) {
+        const int j = tid * items + i;
+        const unsigned lo = first ? unsigned(j) : (j < n ? unsigned(xo[pad(j)]) : 0u);
+        const unsigned hi = first ? unsigned(j + 1) : (j + 1 < n ? unsigned(xo[pad(j + 1)]) : 0u);
+        r.origin2[i / 2] = lo | (hi << 16);
+      }
+    }
+  }
+
+  /// The bits in which keys differ, whether the input is out of order, and
+  /// whether any key is changed by the float canonicalisation. Returns false
+  /// when the input is in order already (nothing to sort).
+  __device__ __forceinline__ bool survey(const run& r, bool& canon_needed) {
+    header& h = hdr();
+    if (tid == 0) h.varying = 0;
+    const U ref = U(p.codec(U(xkeys()[0])) & p.range_mask);
+    U prev = tid > 0 && tid * items - 1 < n ? U(p.codec(U(xkeys()[pad(tid * items - 1)])) & p.range_mask) : U(0);
+    U vary = 0;
+    bool unsorted = false, canon = false;
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      if (!valid(i)) continue;
+      const U o = U(p.codec(r.keys[i]) & p.range_mask);
+      vary |= U(o ^ ref);
+      if (tid > 0 || i > 0) unsorted |= o < prev;
+      prev = o;
+      if (p.codec.canon) canon |= p.codec.canonical(r.keys[i]) != p.codec.biased(r.keys[i]);
+    }
+    unsigned long long v = vary;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    __syncthreads();  // h.varying cleared
+    if (lane_id() == 0 && v) atomicOr(&h.varying, v);
+    canon_needed = __syncthreads_or(canon) != 0;
+    return __syncthreads_or(unsorted) != 0;
+  }
+
+  /// In order already: only argsort writes (the identity, and the keys where asked).
+  __device__ __forceinline__ void write_sorted_input() const {
+    if constexpr (has_values) {
+      if (p.mode == sort_mode::argsort)
+        for (int j = tid; j < n; j += threads) {
+          p.values[j] = index_value<V>(j);
+          if (p.sorted_keys) p.sorted_keys[j] = U(xkeys()[pad(j)]);
+        }
+    }
+  }
+
+  template <core::key_form F>
+  __device__ __forceinline__ unsigned digit(U key, int shift, int bits) const {
+    return core::digit_of<U>(core::ordered_as<F>(p.codec, key), shift, bits);
+  }
+
+  /// LSD over the bits that vary, least significant first: the exchange
+  /// buffer ends with every key (and origin) at its sorted place.
+  template <core::key_form F>
+  __device__ __forceinline__ void sort(run& r) {
+    const unsigned long long v = hdr().varying;  // non-zero: the input is out of order
+    const int lo = __ffsll(static_cast<long long>(v)) - 1, hi = 64 - __clzll(static_cast<long long>(v));
+    const core::even_passes plan(lo, hi, max_digit_bits);
+    for (int ps = 0; ps < plan.count; ++ps) {
+      const core::pass pass = plan[ps];
+      rank_pass<F>(r, pass.shift, pass.bits);
+      if (ps + 1 < plan.count) read_run(r, false);
+    }
+  }
+
+  /// One pass: count, scan, rank, exchange.
+  template <core::key_form F>
+  __device__ __forceinline__ void rank_pass(run& r, int shift, int bits) const {
+    __syncthreads();  // every thread has read its run: the region holds counters now
+    unsigned* ctr = counters();
+#pragma unroll
+    for (int w = 0; w < counter_words; ++w) ctr[pad(tid * counter_words) + w] = 0;
+    __syncthreads();
+    unsigned at2[items / 2], rank2[items / 2];
+    count_keys<F>(r, shift, bits, at2, rank2);
+    __syncthreads();
+    scan_counters();
+    __syncthreads();
+    place_keys(at2, rank2);
+    __syncthreads();  // every counter is read: the region holds the exchange now
+    exchange(r, rank2);
+    __syncthreads();
+  }
+
+  /// Count: each key bumps its thread's counter of its digit (digit d: word
+  /// (d mod 32) x threads + tid, half d / 32); the count before is the key's
+  /// rank among its own. at2 keeps each key's counter (a 16-bit index).
+  template <core::key_form F>
+  __device__ __forceinline__ void count_keys(const run& r, int shift, int bits, unsigned (&at2)[items / 2],
+                                             unsigned (&rank2)[items / 2]) const {
+    std::uint16_t* c16 = reinterpret_cast<std::uint16_t*>(counters());
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      unsigned at = 0, before = 0;
+      if (valid(i)) {
+        const unsigned d = digit<F>(r.keys[i], shift, bits);
+        at = 2u * unsigned(pad(int(d % 32u) * threads + tid)) + d / 32u;
+        before = c16[at];
+        c16[at] = std::uint16_t(before + 1);
+      }
+      if (i & 1) at2[i / 2] |= at << 16, rank2[i / 2] |= before << 16;
+      else at2[i / 2] = at, rank2[i / 2] = before;
+    }
+  }
+
+  /// Exclusive scan of all counters in digit-major, thread-major order.
+  /// Thread t rakes the 32 consecutive words [32 t, 32 t + 32); two counters
+  /// share a word and are scanned together (no count reaches 2^16), and
+  /// digits 32..63 (the high halves) start after all of digits 0..31.
+  __device__ __forceinline__ void scan_counters() const {
+    unsigned* seg = counters() + pad(tid * counter_words);
+    unsigned sum = 0;
+#pragma unroll
+    for (int i = 0; i < counter_words; ++i) sum += seg[i];
+    unsigned total;
+    unsigned running = block_exclusive_sum(sum, total);
+    running += (total & 0xFFFFu) << 16;
+    // read again rather than kept: 32 registers more spilled with values
+#pragma unroll
+    for (int i = 0; i < counter_words; ++i) {
+      const unsigned c = seg[i];
+      seg[i] = running;
+      running += c;
+    }
+  }
+
+  /// Exclusive prefix sum over the block (blockDim.x threads, at most
+  /// max_threads); `total` gets the block's sum.
+  __device__ __forceinline__ unsigned block_exclusive_sum(unsigned x, unsigned& total) const {
+    header& h = hdr();
+    const unsigned lane = lane_id(), warp = unsigned(tid) / 32, warps = unsigned(threads) / 32;
+    unsigned inc = x;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const unsigned y = __shfl_up_sync(0xFFFFFFFFu, inc, o);
+      if (lane >= unsigned(o)) inc += y;
+    }
+    if (lane == 31) h.warp_sums[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+      const unsigned t = lane < warps ? h.warp_sums[lane] : 0u;
+      unsigned ti = t;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const unsigned y = __shfl_up_sync(0xFFFFFFFFu, ti, o);
+        if (lane >= unsigned(o)) ti += y;
+      }
+      if (lane < warps) h.warp_sums[lane] = ti - t;
+      if (lane == 31) h.warp_sums[max_threads / 32] = ti;
+    }
+    __syncthreads();
+    total = h.warp_sums[max_threads / 32];
+    return h.warp_sums[warp] + inc - x;
+  }
+
+  /// Rank: a key's place is its thread's scanned counter of its digit plus
+  /// its rank among its own (rank2 becomes the places).
+  __device__ __forceinline__ void place_keys(const unsigned (&at2)[items / 2], unsigned (&rank2)[items / 2]) const {
+    const std::uint16_t* c16 = reinterpret_cast<const std::uint16_t*>(counters());
+#pragma unroll
+    for (int i = 0; i < items; i += 2) {
+      const unsigned lo = valid(i) ? unsigned(c16[at2[i / 2] & 0xFFFFu]) : 0u;
+      const unsigned hi = valid(i + 1) ? unsigned(c16[at2[i / 2] >> 16]) : 0u;
+      rank2[i / 2] += lo | (hi << 16);  // no carry: a place is below 2^16
+    }
+  }
+
+  /// Exchange: keys (and origins) to their places.
+  __device__ __forceinline__ void exchange(const run& r, const unsigned (&place2)[items / 2]) const {
+    slot_t* xk = xkeys();
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      if (!valid(i)) continue;
+      const int at = pad(int((i & 1) ? place2[i / 2] >> 16 : place2[i / 2] & 0xFFFFu));
+      xk[at] = slot_t(r.keys[i]);
+      if constexpr (has_values)
+        xorigins()[at] = origin_t((i & 1) ? r.origin2[i / 2] >> 16 : r.origin2[i / 2] & 0xFFFFu);
+    }
+  }
+
+  /// The sorted keys from the exchange buffer, written home coalesced;
+  /// values follow their origins (argsort: the origins are the output).
+  __device__ __forceinline__ void store_output() const {
+    U* out = p.mode != sort_mode::argsort ? p.keys : p.sorted_keys;
+    const slot_t* xk = xkeys();
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const int j = i * threads + tid;
+      if (j >= n) continue;
+      if (out) out[j] = U(xk[pad(j)]);
+      if constexpr (has_values) {
+        const unsigned o = xorigins()[pad(j)];
+        p.values[j] = p.mode == sort_mode::argsort ? index_value<V>(o) : values()[o];
+      }
+    }
+  }
+};
+
+}  // namespace radix::cuda_detail
