@@ -41,7 +41,7 @@ struct block_sort_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   /// Keys per thread: with 16, counting a thread's keys costs about as much
   /// as scanning its 32 counter words (CUB's single-tile sort uses 19).
-  static constexpr int items = 16;
+  static constexpr int items = 16;  ///< at most; a thread holds ceil(n / threads) (`per`)
   static constexpr int max_threads = 512;  ///< __launch_bounds__: 128 registers a thread
   static constexpr int capacity = items * max_threads;
   static constexpr int max_digit_bits = 6;
@@ -79,15 +79,19 @@ struct block_sort_agent {
           total(values_offset + values_bytes) {}
   };
   static constexpr std::size_t smem_bytes(int threads) { return layout(threads).total; }
-  /// Threads for n keys: a multiple of 32, 16 keys each.
+  /// Threads for n keys: a multiple of 32, at most 16 keys each, and never
+  /// fewer than 8 warps: the block is bound by latency (a thread's keys are
+  /// counted one after another), and fewer warps leave it exposed (1024 keys
+  /// as 64 threads x 16 took 19 us on an H100, CUB's 256 x 19 11 us).
+  static constexpr int min_threads = 256;
   static constexpr int threads_for(std::uint64_t n) {
     const int t = int((n + items - 1) / items + 31) / 32 * 32;
-    return t < 32 ? 32 : t;
+    return t < min_threads ? min_threads : t;
   }
 
   const onesweep_params<U, V>& p;
   unsigned char* smem;
-  int n = 0, threads = 0, tid = 0;
+  int n = 0, threads = 0, tid = 0, per = 0;  ///< per: keys a thread holds (the last ones fewer)
 
   __device__ __forceinline__ header& hdr() const { return *reinterpret_cast<header*>(smem); }
   __device__ __forceinline__ unsigned char* region_a() const { return smem + align16(sizeof(header)); }
@@ -97,8 +101,8 @@ struct block_sort_agent {
     return reinterpret_cast<origin_t*>(region_a() + layout(threads).keys_bytes);
   }
   __device__ __forceinline__ V* values() const { return reinterpret_cast<V*>(smem + layout(threads).values_offset); }
-  /// Item i of this thread: key tid * items + i of the run being sorted.
-  __device__ __forceinline__ bool valid(int i) const { return tid * items + i < n; }
+  /// Item i of this thread: key tid * per + i of the run being sorted.
+  __device__ __forceinline__ bool valid(int i) const { return i < per && tid * per + i < n; }
 
   /// What a thread holds between passes: its run of keys, and (with values)
   /// where each came from, two 16-bit origins a register.
@@ -111,6 +115,7 @@ struct block_sort_agent {
     n = int(p.n);
     threads = int(blockDim.x);
     tid = int(threadIdx.x);
+    per = (n + threads - 1) / threads;
     stage_input();
     __syncthreads();
     run r;
@@ -152,16 +157,16 @@ struct block_sort_agent {
     const slot_t* xk = xkeys();
 #pragma unroll
     for (int i = 0; i < items; ++i) {
-      const int j = tid * items + i;
-      if (j < n) r.keys[i] = U(xk[pad(j)]);
+      const int j = tid * per + i;
+      if (valid(i)) r.keys[i] = U(xk[pad(j)]);
     }
     if constexpr (has_values) {
       const origin_t* xo = xorigins();
 #pragma unroll
       for (int i = 0; i < items; i += 2) {
-        const int j = tid * items + i;
-        const unsigned lo = first ? unsigned(j) : (j < n ? unsigned(xo[pad(j)]) : 0u);
-        const unsigned hi = first ? unsigned(j + 1) : (j + 1 < n ? unsigned(xo[pad(j + 1)]) : 0u);
+        const int j = tid * per + i;
+        const unsigned lo = first ? unsigned(j) : (valid(i) ? unsigned(xo[pad(j)]) : 0u);
+        const unsigned hi = first ? unsigned(j + 1) : (valid(i + 1) ? unsigned(xo[pad(j + 1)]) : 0u);
         r.origin2[i / 2] = lo | (hi << 16);
       }
     }
@@ -174,7 +179,7 @@ struct block_sort_agent {
     header& h = hdr();
     if (tid == 0) h.varying = 0;
     const U ref = U(p.codec(U(xkeys()[0])) & p.range_mask);
-    U prev = tid > 0 && tid * items - 1 < n ? U(p.codec(U(xkeys()[pad(tid * items - 1)])) & p.range_mask) : U(0);
+    U prev = tid > 0 && tid * per - 1 < n ? U(p.codec(U(xkeys()[pad(tid * per - 1)])) & p.range_mask) : U(0);
     U vary = 0;
     bool unsorted = false, canon = false;
 #pragma unroll
