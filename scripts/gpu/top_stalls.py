@@ -3,7 +3,8 @@ import csv
 import sys
 
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
-if not rows:
+rows = rows[next((i for i, r in enumerate(rows) if r and r[0] == "Address"), 0):]  # after the kernel's name
+if len(rows) < 2:
     sys.exit("no rows")
 h = rows[0]
 def col(*names):
@@ -15,7 +16,7 @@ def col(*names):
 src = col("Source")
 smp = col("Warp Stall Sampling (All Samples)", "Warp Stall Sampling (All Cycles)")
 ex = col("Instructions Executed", "Warp Instructions Executed")
-stall_cols = [i for i, c in enumerate(h) if c.startswith("stall_") or c.startswith("Stall ")]
+stall_cols = [i for i, c in enumerate(h) if c.startswith("stall_") and "Not Issued" not in c]
 print("columns:", [h[i] for i in (src, smp, ex) if i is not None], len(h))
 def num(x):
     try:

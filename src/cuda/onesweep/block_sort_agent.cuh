@@ -57,10 +57,18 @@ struct block_sort_agent {
     unsigned long long varying;               ///< OR of every key's (ordered ^ first key's ordered)
   };
 
-  /// One padding slot every 32: a thread's run of 16 keys (or raking
-  /// segment of 32 words) then starts in a different bank from its
-  /// neighbour's.
+  /// Exchange slots: one padding slot every 32, so that a thread's run of
+  /// keys starts in a different bank from its neighbour's.
   __host__ __device__ static constexpr int pad(int j) { return j + j / 32; }
+  /// Counter words: four padding words every 32, so that a thread's raking
+  /// segment (32 words, read and written as 16-byte vectors) is aligned and
+  /// eight lanes' vectors fall in distinct banks. A digit's row of `threads`
+  /// counters is then 9 / 8 x threads words long, a multiple of 32 when the
+  /// block has 256 or 512 threads: a thread's counters of every digit share
+  /// its bank, and the counting has no bank conflicts.
+  __host__ __device__ static constexpr int counter_row(int threads) { return threads / 8 * 9; }
+  /// Row `counter_words` is a spare counter per thread that keys past the end count into (no branch).
+  __host__ __device__ static constexpr int counter_total_words(int threads) { return (counter_words + 1) * counter_row(threads); }
   __host__ __device__ static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 
   /// Shared memory for `threads` threads: [header | counters, or (after the
@@ -70,7 +78,7 @@ struct block_sort_agent {
   struct layout {
     std::size_t counters_bytes, keys_bytes, origins_bytes, region_a, values_offset, values_bytes, total;
     __host__ __device__ constexpr explicit layout(int threads)
-        : counters_bytes(align16(sizeof(unsigned) * std::size_t(pad(counter_words * threads)))),
+        : counters_bytes(align16(sizeof(unsigned) * std::size_t(counter_total_words(threads)))),
           keys_bytes(align16(sizeof(slot_t) * std::size_t(pad(items * threads)))),
           origins_bytes(has_values ? align16(sizeof(origin_t) * std::size_t(pad(items * threads))) : 0),
           region_a(counters_bytes > keys_bytes + origins_bytes ? counters_bytes : keys_bytes + origins_bytes),
@@ -79,15 +87,11 @@ struct block_sort_agent {
           total(values_offset + values_bytes) {}
   };
   static constexpr std::size_t smem_bytes(int threads) { return layout(threads).total; }
-  /// Threads for n keys: a multiple of 32, at most 16 keys each, and never
-  /// fewer than 8 warps: the block is bound by latency (a thread's keys are
-  /// counted one after another), and fewer warps leave it exposed (1024 keys
-  /// as 64 threads x 16 took 19 us on an H100, CUB's 256 x 19 11 us).
-  static constexpr int min_threads = 256;
-  static constexpr int threads_for(std::uint64_t n) {
-    const int t = int((n + items - 1) / items + 31) / 32 * 32;
-    return t < min_threads ? min_threads : t;
-  }
+  /// Threads for n keys: 256 or 512 (counter_row), at most 16 keys each.
+  /// Never fewer than 8 warps: the block is bound by latency (a thread's keys
+  /// are counted one after another), and fewer warps leave it exposed (1024
+  /// keys as 64 threads x 16 took 19 us on an H100, CUB's 256 x 19 11 us).
+  static constexpr int threads_for(std::uint64_t n) { return n <= std::uint64_t(items) * 256 ? 256 : 512; }
 
   const onesweep_params<U, V>& p;
   unsigned char* smem;
@@ -158,7 +162,7 @@ struct block_sort_agent {
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const int j = tid * per + i;
-      if (valid(i)) r.keys[i] = U(xk[pad(j)]);
+      r.keys[i] = valid(i) ? U(xk[pad(j)]) : U(0);
     }
     if constexpr (has_values) {
       const origin_t* xo = xorigins();
@@ -234,9 +238,9 @@ struct block_sort_agent {
   template <core::key_form F>
   __device__ __forceinline__ void rank_pass(run& r, int shift, int bits) const {
     __syncthreads();  // every thread has read its run: the region holds counters now
-    unsigned* ctr = counters();
+    uint4* seg = reinterpret_cast<uint4*>(counters() + 36 * tid);  // this thread's raking segment
 #pragma unroll
-    for (int w = 0; w < counter_words; ++w) ctr[pad(tid * counter_words) + w] = 0;
+    for (int q = 0; q < counter_words / 4; ++q) seg[q] = make_uint4(0, 0, 0, 0);
     __syncthreads();
     unsigned at2[items / 2], rank2[items / 2];
     count_keys<F>(r, shift, bits, at2, rank2);
@@ -249,45 +253,54 @@ struct block_sort_agent {
     __syncthreads();
   }
 
-  /// Count: each key bumps its thread's counter of its digit (digit d: word
-  /// (d mod 32) x threads + tid, half d / 32); the count before is the key's
-  /// rank among its own. at2 keeps each key's counter (a 16-bit index).
+  /// Count: each key bumps its thread's counter of its digit (digit d: row
+  /// d mod 32, this thread's word of it, half d / 32); the count before is the
+  /// key's rank among its own. at2 keeps each key's counter (a 16-bit index);
+  /// keys past the end count in the spare row.
   template <core::key_form F>
   __device__ __forceinline__ void count_keys(const run& r, int shift, int bits, unsigned (&at2)[items / 2],
                                              unsigned (&rank2)[items / 2]) const {
     std::uint16_t* c16 = reinterpret_cast<std::uint16_t*>(counters());
+    const unsigned row2 = 2u * unsigned(counter_row(threads));        // a row, in 16-bit counters
+    const unsigned mine = 2u * unsigned(tid + 4 * (tid / 32));        // this thread's counter in row 0
+    const unsigned spare = unsigned(counter_words) * row2 + mine;
 #pragma unroll
     for (int i = 0; i < items; ++i) {
-      unsigned at = 0, before = 0;
-      if (valid(i)) {
-        const unsigned d = digit<F>(r.keys[i], shift, bits);
-        at = 2u * unsigned(pad(int(d % 32u) * threads + tid)) + d / 32u;
-        before = c16[at];
-        c16[at] = std::uint16_t(before + 1);
-      }
+      const unsigned d = digit<F>(r.keys[i], shift, bits);
+      const unsigned at = valid(i) ? (d % 32u) * row2 + d / 32u + mine : spare;
+      const unsigned before = c16[at];
+      c16[at] = std::uint16_t(before + 1);
       if (i & 1) at2[i / 2] |= at << 16, rank2[i / 2] |= before << 16;
       else at2[i / 2] = at, rank2[i / 2] = before;
     }
   }
 
   /// Exclusive scan of all counters in digit-major, thread-major order.
-  /// Thread t rakes the 32 consecutive words [32 t, 32 t + 32); two counters
-  /// share a word and are scanned together (no count reaches 2^16), and
-  /// digits 32..63 (the high halves) start after all of digits 0..31.
+  /// Thread t rakes its 32 words (digits' rows of t's 32 consecutive
+  /// counters); two counters share a word and are scanned together (no
+  /// count reaches 2^16), and digits 32..63 (the high halves) start after
+  /// all of digits 0..31.
   __device__ __forceinline__ void scan_counters() const {
-    unsigned* seg = counters() + pad(tid * counter_words);
+    uint4* seg = reinterpret_cast<uint4*>(counters() + 36 * tid);
     unsigned sum = 0;
 #pragma unroll
-    for (int i = 0; i < counter_words; ++i) sum += seg[i];
+    for (int q = 0; q < counter_words / 4; ++q) {
+      const uint4 w = seg[q];
+      sum += w.x + w.y + w.z + w.w;
+    }
     unsigned total;
     unsigned running = block_exclusive_sum(sum, total);
     running += (total & 0xFFFFu) << 16;
     // read again rather than kept: 32 registers more spilled with values
 #pragma unroll
-    for (int i = 0; i < counter_words; ++i) {
-      const unsigned c = seg[i];
-      seg[i] = running;
-      running += c;
+    for (int q = 0; q < counter_words / 4; ++q) {
+      const uint4 w = seg[q];
+      uint4 o;
+      o.x = running, running += w.x;
+      o.y = running, running += w.y;
+      o.z = running, running += w.z;
+      o.w = running, running += w.w;
+      seg[q] = o;
     }
   }
 
@@ -326,8 +339,8 @@ struct block_sort_agent {
     const std::uint16_t* c16 = reinterpret_cast<const std::uint16_t*>(counters());
 #pragma unroll
     for (int i = 0; i < items; i += 2) {
-      const unsigned lo = valid(i) ? unsigned(c16[at2[i / 2] & 0xFFFFu]) : 0u;
-      const unsigned hi = valid(i + 1) ? unsigned(c16[at2[i / 2] >> 16]) : 0u;
+      // (keys past the end read their spare counter: their places are never used)
+      const unsigned lo = c16[at2[i / 2] & 0xFFFFu], hi = c16[at2[i / 2] >> 16];
       rank2[i / 2] += lo | (hi << 16);  // no carry: a place is below 2^16
     }
   }
