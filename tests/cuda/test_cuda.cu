@@ -158,7 +158,7 @@ void check_argsort(const std::vector<H>& in, options o, const std::string& what)
 }
 
 // around the tiles of every policy (sm90_policy, sm90_small_tiles) and the medium_n switch
-static const std::size_t kSizes[] = {0,     1,     2,     37,    512,   513,   1000,  3071,  3072,  3073,   5119,    5120,
+static const std::size_t kSizes[] = {0,     1,     2,     37,    1000,  1024,  1025,  3071,  3072,  3073,   5119,    5120,
                                      5121,  6144,  6145,  7679,  7680,  7681,  8192,  8193,   9216,    9217,
                                      10240, 10241, 10752, 10753, 70000, 300007, 524288, 524289,
                                      2097152, 2097153};
@@ -644,9 +644,9 @@ TEST_CASE(small_every_kernel, true) {
   narrow_cases(true);  // the scatter kernel's half-width loads and stores
 }
 
-/// Inputs of at most block_sort_agent::capacity keys: one block with
-/// thread-private counters, 16 keys a thread. Sizes across its thread
-/// counts, every key width, the three forms of the ordered-bits transform
+/// Inputs of more than block_sort_agent::fewest and at most ::capacity keys:
+/// one block with thread-private counters, at most 16 keys a thread. Sizes
+/// across its bounds and thread counts, every key width, the three forms of the ordered-bits transform
 /// (integers; floats with and without -0 and NaN), keys that vary only in
 /// high bits or in a few low ones, bit ranges, descending order, pairs of
 /// several value widths and argsort; `full` adds distributions and sizes,
@@ -654,8 +654,10 @@ TEST_CASE(small_every_kernel, true) {
 static void block_sort_cases(bool full) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  const std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{2, 17, 31, 33, 511, 512, 513, 1000, 4095, 4096, 4097, 8191, 8192}
-                                              : std::vector<std::size_t>{17, 513, 8192};
+  // from fewest + 1 (1025) to capacity (8192); 256 threads up to 4096 keys, then 512
+  const std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{2, 1000, 1024, 1025, 1100, 2047, 4095, 4096,
+                                                                         4097, 5000, 8191, 8192}
+                                              : std::vector<std::size_t>{1025, 4097, 8192};
   for (int on = 1; on >= (full ? 0 : 1); --on) {
     t.block_sort = on != 0;
     const std::string w = on ? " (block sort)" : " (single tile)";

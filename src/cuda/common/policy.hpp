@@ -172,9 +172,10 @@ constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
 /// RADIX_CUDA_ALT_POLICY_BUILD and chosen per process with
 /// RADIX_CUDA_ALT_POLICY=1..3 (run.sh stage altbench). Inputs small enough
 /// for one block, or for the small tiles, still take the default's kernels.
-/// The slots now vary 16-bit keys (keys only and 4-byte values), 8-byte
-/// values of 32- and 64-bit keys, and 32-bit keys alone or with 4-byte values
-/// at every n above one tile (where a slot also replaces the small tiles);
+/// The slots now vary 8-bit keys with 4-byte values, 16-bit keys (keys
+/// only and 4-byte values), 8-byte values of 32- and 64-bit keys, and 32-bit
+/// keys alone or with 4-byte values at every n above one tile (where a slot
+/// also replaces the small tiles);
 /// other rows run the default: {threads, items, blocks per SM, ranking, value
 /// staging, digit source}. The shapes
 /// measured before are in src/cuda/NOTES.md's timeline and git history.
@@ -184,9 +185,9 @@ constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int wh
   constexpr auto late = value_staging::late, with_keys = value_staging::with_keys;
   constexpr auto staged = digit_source::staged, recomputed = digit_source::recomputed;
   constexpr auto prefetched = value_staging::prefetched;
-  constexpr shape slots[5][3] = {
-      {{384, 28, 3, early, with_keys, staged}, {512, 16, 2, early, with_keys, staged},
-       {384, 36, 2, early, late, recomputed}},                                                // 16-bit keys
+  constexpr shape slots[6][3] = {
+      {{384, 24, 2, early, late, recomputed}, {384, 28, 2, early, late, recomputed},
+       {512, 16, 2, early, late, recomputed}},                                                // 16-bit keys
       {{384, 24, 2, early, late, recomputed}, {384, 28, 2, early, late, staged},
        {384, 20, 2, early, late, staged}},                                                    // 32-bit keys, 8-byte values
       {{384, 20, 2, early, late, staged}, {384, 18, 2, early, late, staged},
@@ -194,12 +195,15 @@ constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int wh
       {{384, 12, 3, early, with_keys, staged}, {384, 16, 3, early, with_keys, staged},
        {384, 20, 3, early, with_keys, staged}},                                               // 32-bit keys alone, every n
       {{384, 12, 3, early, prefetched, staged}, {384, 16, 2, early, late, recomputed},
-       {384, 24, 2, early, late, recomputed}}};                                               // 32-bit keys, 4-byte values
+       {384, 24, 2, early, late, recomputed}},                                                // 32-bit keys, 4-byte values
+      {{384, 24, 2, early, late, recomputed}, {384, 28, 2, early, late, recomputed},
+       {512, 16, 2, early, late, recomputed}}};                                               // 8-bit keys, 4-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   const int row = key_bytes == 2 && (value_bytes == 0 || value_bytes == 4) ? 0
                   : value_bytes == 8 && key_bytes >= 4                    ? (key_bytes == 4 ? 1 : 2)
                   : key_bytes == 4 && value_bytes == 0                    ? 3
                   : key_bytes == 4 && value_bytes == 4                    ? 4
+                  : key_bytes == 1 && value_bytes == 4                    ? 5
                                                                           : -1;
   if (row < 0) return p;
   const shape sh = slots[row][which - 1];

@@ -114,12 +114,12 @@ inline onesweep_workspace onesweep_layout(sort_mode mode, std::uint64_t n, int k
   return w;
 }
 
-/// Up to 8192 keys: one block with thread-private counters (block_sort_agent),
-/// where the device holds its shared memory.
+/// From 1025 to 8192 keys: one block with thread-private counters
+/// (block_sort_agent), where the device holds its shared memory.
 template <class U, class V>
 inline bool use_block_sort(std::uint64_t n, const onesweep_tuning& t) {
   using B = block_sort_agent<U, V>;
-  return !t.force_onesweep && t.block_sort && n <= std::uint64_t(B::capacity) &&
+  return !t.force_onesweep && t.block_sort && n > std::uint64_t(B::fewest) && n <= std::uint64_t(B::capacity) &&
          B::smem_bytes(B::threads_for(n)) <= current_device_limits().shared_optin;
 }
 
@@ -166,7 +166,8 @@ template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job) {
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
   // a slot replaces the small tiles too: it is measured against both
-  constexpr bool alt_row = (sizeof(U) == 2 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) ||
+  constexpr bool alt_row = (sizeof(U) == 1 && std::is_same_v<V, std::uint32_t>) ||
+                           (sizeof(U) == 2 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) ||
                            (sizeof(U) == 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t>)) ||
                            (sizeof(U) >= 4 && std::is_same_v<V, std::uint64_t>);
   if constexpr (alt_row) {
