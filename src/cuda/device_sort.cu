@@ -454,17 +454,16 @@ std::string engine_info() {
   os << "onesweep sm_90 policies:";
   for (int kb : {1, 2, 4, 8})
     for (int vb : {0, 4, 8, 16}) {
-      if (kb == 1 && vb) continue;  // one policy for 8-bit keys, and for 16-bit keys with values
-      if (kb == 2 && vb > 4) continue;
+      if (kb <= 2 && vb > 4) continue;  // as 8-bit keys alone
       os << " " << kb * 8 << "-bit keys";
-      if (vb == 0) os << ", keys only ";
-      else if (kb == 2) os << ", with values ";
+      if (vb == 0) os << (kb == 1 ? ", keys only (and 8- and 16-bit keys with values other than 4 bytes) " : ", keys only ");
       else os << ", " << vb << "-byte values ";
       os << cuda_detail::sm90_policy(kb, vb) << ";";
     }
   os << " up to medium_n (32- and 64-bit keys, keys only or 4-byte values) the small tiles "
      << cuda_detail::sm90_small_tiles(4, 0) << ";";
-  os << " up to mid_n (32-bit keys, 4-byte values) the mid tiles " << cuda_detail::sm90_mid_tiles(4, 4) << ";";
+  os << " up to mid_n the mid tiles: 32-bit keys, 4-byte values " << cuda_detail::sm90_mid_tiles(4, 4)
+     << "; 16-bit keys only " << cuda_detail::sm90_mid_tiles(2, 0) << ";";
   os << " reduce_then_scan tiles:";
   for (const auto& t : cuda_detail::sm90_rts_tiles) os << " " << t;
   os << "; four_way tiles:";

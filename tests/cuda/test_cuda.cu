@@ -546,7 +546,7 @@ static void forced_ring_cases(bool small) {
 }
 TEST_CASE(forced_onesweep_tiny_ring, false) { forced_ring_cases(false); }
 
-/// Late values (4-byte values of 32- and 64-bit keys, policy.hpp): the values
+/// Late values (4-byte values of 8-, 16-, 32- and 64-bit keys, policy.hpp): the values
 /// are staged through the keys' shared buffer after the keys are out. Sizes
 /// around their long tiles (sm90_policy) with the long tiles forced,
 /// and around the single-tile threshold of 32-bit pairs with the default
@@ -575,6 +575,13 @@ TEST_CASE(late_values_tiles, false) {
       const auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 3);
       check_pairs<std::uint64_t, 4>(k64, {}, "u64/u32 n=" + std::to_string(n) + w);
       check_argsort<std::uint64_t, std::uint32_t>(k64, desc, "argsort u64 desc n=" + std::to_string(n) + w);
+      // 8- and 16-bit keys with 4-byte values go late too
+      check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, dist::random, n + 4), desc,
+                                    "u16/u32 desc n=" + std::to_string(n) + w);
+      check_pairs<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::few_unique, n + 5), {},
+                                   "u8/u32 few unique n=" + std::to_string(n) + w);
+      check_argsort<std::uint16_t, std::uint32_t>(make_keys<std::uint16_t>(n, dist::random, n + 6), {},
+                                                  "argsort u16 n=" + std::to_string(n) + w);
     }
   }
   t = saved;

@@ -96,7 +96,11 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// Other values: 32-bit keys 512 x 20 (1- and 2-byte values) or 384 x 16 (16
 /// bytes), at two blocks. 16-bit keys alone: 384 x 36 with the early counts
 /// and the digits recomputed (u16 keys 2^28 3.53 -> 2.73 ms against 512 x 16
-/// ranked first, which stays for 8-bit keys and 16-bit pairs).
+/// ranked first), up to 2^22 keys 512 x 16 (sm90_mid_tiles). 8- and 16-bit
+/// keys with 4-byte values: 512 x 16, early counts, late values, digits in
+/// registers (H200, bench/results/cuda-h200-2026-11-26-narrow-keys.md: u16/u32
+/// 2^28 4.70 -> 4.09 ms, u8/u32 3.54 -> 3.29 ms); with other values 512 x 16
+/// ranked first (not measured otherwise).
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   auto make = [](int threads, int items, int min_blocks, rank_order ranking, std::uint64_t medium_n, int batch) {
     return onesweep_policy{threads, items, min_blocks, std::uint64_t(threads) * items, medium_n, ranking, batch};
@@ -110,11 +114,18 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
   const std::uint64_t medium_u32 = std::uint64_t(1) << 19;  // 32-bit keys alone, and with 4-byte values
 
   switch (key_bytes) {
-    case 1: return make(512, 16, 2, ranks_first, 0, 8);
+    case 1:
     case 2: {
-      if (value_bytes != 0) return make(512, 16, 2, ranks_first, 0, 8);
-      onesweep_policy p = make(384, 36, 2, early, 0, 8);  // keys only: long tiles with the early counts
+      if (value_bytes == 4) {  // late values, digits in registers (5-17 % faster than ranked first)
+        onesweep_policy p = make(512, 16, 2, early, 0, 8);
+        p.values = value_staging::late;
+        p.digits = digit_source::recomputed;
+        return p;
+      }
+      if (key_bytes == 1 || value_bytes != 0) return make(512, 16, 2, ranks_first, 0, 8);
+      onesweep_policy p = make(384, 36, 2, early, 0, 8);  // 16-bit keys only: long tiles with the early counts
       p.digits = digit_source::recomputed;
+      p.mid_n = std::uint64_t(1) << 22;  // sm90_mid_tiles up to here
       return p;
     }
     case 4: {
@@ -156,14 +167,18 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
   return p;
 }
 
-/// Mid tiles for 32-bit keys with 4-byte values between medium_n and mid_n:
+/// Mid tiles between medium_n and mid_n. 32-bit keys with 4-byte values:
 /// 384 x 24, values late, digits in registers. From 2^20 to 2^24 they beat
 /// both the small tiles and the long 384 x 36 (up to 12 %,
 /// bench/results/cuda-h100-2026-11-26.md, mid sizes), which win again at 2^28
-/// (three fewer look-back waits a tile where the passes are long).
+/// (three fewer look-back waits a tile where the passes are long). 16-bit
+/// keys alone: 512 x 16 (u16 keys 2^16 0.042 -> 0.031 ms, 2^20 0.046 ->
+/// 0.039 against 384 x 36, which is 10 % faster from 2^24; H200,
+/// bench/results/cuda-h200-2026-11-26-narrow-keys.md).
 constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  p.threads = 384, p.items = 24, p.min_blocks = 2, p.ranking = rank_order::count_then_rank;
+  p.threads = key_bytes == 2 ? 512 : 384, p.items = key_bytes == 2 ? 16 : 24, p.min_blocks = 2;
+  p.ranking = rank_order::count_then_rank;
   p.values = value_staging::late, p.digits = digit_source::recomputed;
   return p;
 }
