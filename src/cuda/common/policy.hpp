@@ -98,7 +98,7 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// and the digits recomputed (u16 keys 2^28 3.53 -> 2.73 ms against 512 x 16
 /// ranked first), up to 2^22 keys 512 x 16 (sm90_mid_tiles). 8- and 16-bit
 /// keys with 4-byte values: 512 x 16, early counts, late values, digits in
-/// registers (H200, bench/results/cuda-h200-2026-11-26-narrow-keys.md: u16/u32
+/// registers (H200, bench/results/cuda-h200-2026-11-26-small-and-narrow.md: u16/u32
 /// 2^28 4.70 -> 4.09 ms, u8/u32 3.54 -> 3.29 ms); with other values 512 x 16
 /// ranked first (not measured otherwise).
 constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
@@ -174,7 +174,7 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// (three fewer look-back waits a tile where the passes are long). 16-bit
 /// keys alone: 512 x 16 (u16 keys 2^16 0.042 -> 0.031 ms, 2^20 0.046 ->
 /// 0.039 against 384 x 36, which is 10 % faster from 2^24; H200,
-/// bench/results/cuda-h200-2026-11-26-narrow-keys.md).
+/// bench/results/cuda-h200-2026-11-26-small-and-narrow.md).
 constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   p.threads = key_bytes == 2 ? 512 : 384, p.items = key_bytes == 2 ? 16 : 24, p.min_blocks = 2;

@@ -45,7 +45,7 @@ struct block_sort_agent {
   static constexpr int max_threads = 512;  ///< __launch_bounds__: 128 registers a thread
   static constexpr int capacity = items * max_threads;
   /// At or below this, single_tile_agent's four warp-ranked passes are the
-  /// faster (2^10 keys: 1.0-1.25x on an H200; 2^11: 0.86-0.96x): with a few
+  /// faster (2^10 keys: 1.01-1.27x as fast on an H200; 2^11: 0.85-0.96x): with a few
   /// keys a thread, six passes' barriers and counter scans dominate.
   static constexpr int fewest = 1024;
   static constexpr int max_digit_bits = 6;
