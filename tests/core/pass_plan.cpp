@@ -1,5 +1,6 @@
 // Unit tests of the shared pass planner (src/core/radix/core/pass_plan.hpp):
-// plan_passes counts and even spread, digit_of, pass_is_trivial.
+// plan_passes counts and even spread (and even_passes, its form for device
+// code), digit_of, pass_is_trivial.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -27,6 +28,19 @@ TEST(PassPlan, WholeKeysWithEightBitDigits) {
   EXPECT_EQ(plan_passes(0, 64, 8).count, 8);
   EXPECT_EQ(plan_passes(0, 8, 8).count, 1);
   EXPECT_EQ(passes_of(plan_passes(0, 32, 11)), (std::vector<pass>{{0, 11}, {11, 11}, {22, 10}}));
+}
+
+/// even_passes: the same plan pass by pass (device code; the block sort's
+/// 6-bit digits over the bits that vary).
+TEST(PassPlan, EvenPassesMatchThePlan) {
+  const radix::core::even_passes e(0, 32, 6);
+  ASSERT_EQ(e.count, 6);
+  const std::vector<pass> want{{0, 6}, {6, 6}, {12, 5}, {17, 5}, {22, 5}, {27, 5}};
+  for (int i = 0; i < e.count; ++i) EXPECT_EQ(e[i], want[std::size_t(i)]) << i;
+  const radix::core::even_passes hi(40, 64, 6);
+  ASSERT_EQ(hi.count, 4);
+  for (int i = 0; i < hi.count; ++i) EXPECT_EQ(hi[i], (pass{40 + 6 * i, 6})) << i;
+  EXPECT_EQ(radix::core::even_passes(5, 5, 6).count, 0);
 }
 
 TEST(PassPlan, EmptyRangeHasNoPasses) {
