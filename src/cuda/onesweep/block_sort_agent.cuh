@@ -71,8 +71,10 @@ struct block_sort_agent {
   /// block has 256 or 512 threads: a thread's counters of every digit share
   /// its bank, and the counting has no bank conflicts.
   __host__ __device__ static constexpr int counter_row(int threads) { return threads / 8 * 9; }
-  /// Row `counter_words` is a spare counter per thread that keys past the end count into (no branch).
+  /// Row `counter_words` is a spare counter per thread that keys past the end
+  /// count into (no branch); it is neither zeroed nor scanned: garbage by design.
   __host__ __device__ static constexpr int counter_total_words(int threads) { return (counter_words + 1) * counter_row(threads); }
+  static_assert(2 * (counter_words + 1) * (max_threads / 8 * 9) <= 65536, "a key's counter is kept as a 16-bit index (at2)");
   __host__ __device__ static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 
   /// Shared memory for `threads` threads: [header | counters, or (after the
@@ -280,10 +282,11 @@ struct block_sort_agent {
   }
 
   /// Exclusive scan of all counters in digit-major, thread-major order.
-  /// Thread t rakes its 32 words (digits' rows of t's 32 consecutive
-  /// counters); two counters share a word and are scanned together (no
-  /// count reaches 2^16), and digits 32..63 (the high halves) start after
-  /// all of digits 0..31.
+  /// Thread t rakes the 32 consecutive words [32 t, 32 t + 32) of that
+  /// order: row t / (threads / 32), the words of 32 threads starting at
+  /// 32 (t mod (threads / 32)). Two counters share a word and are scanned
+  /// together (no count reaches 2^16), and digits 32..63 (the high halves)
+  /// start after all of digits 0..31.
   __device__ __forceinline__ void scan_counters() const {
     uint4* seg = reinterpret_cast<uint4*>(counters() + 36 * tid);
     unsigned sum = 0;
@@ -345,7 +348,10 @@ struct block_sort_agent {
     for (int i = 0; i < items; i += 2) {
       // (keys past the end read their spare counter: their places are never used)
       const unsigned lo = c16[at2[i / 2] & 0xFFFFu], hi = c16[at2[i / 2] >> 16];
-      rank2[i / 2] += lo | (hi << 16);  // no carry: a place is below 2^16
+      // no carry for keys in range (a place is below 2^16); a key past the
+      // end read its spare counter, whose garbage may carry into the next
+      // half: that key is past the end too (valid() is a prefix), never used
+      rank2[i / 2] += lo | (hi << 16);
     }
   }
 
