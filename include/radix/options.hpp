@@ -38,7 +38,9 @@ struct options {
   int end_bit = -1;
   /// Digit width in bits, 1..16, for plain LSD passes; 0 lets the engine
   /// choose (the CPU engine then picks 8 or 11 bits, or its hybrid route: one
-  /// MSD pass and in-cache passes; see src/cpu/lsd.hpp).
+  /// MSD pass and in-cache passes; see src/cpu/lsd.hpp). A tuning choice,
+  /// never a change of result: the CUDA engine caps it at 8 and sorts 1025 to
+  /// 8192 keys in one block with digits of its own (6 bits).
   int digit_bits = 0;
   engine use = engine::automatic;
   /// Worker threads for the CPU engine; 0 = all hardware threads.
