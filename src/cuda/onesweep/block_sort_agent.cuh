@@ -312,7 +312,9 @@ struct block_sort_agent {
   }
 
   /// Exclusive prefix sum over the block (blockDim.x threads, at most
-  /// max_threads); `total` gets the block's sum.
+  /// max_threads); `total` gets the block's sum. Not block_scan's: there the
+  /// width is a template argument and every thread adds up all warp totals,
+  /// which here (16 of them, at 128 registers) spilled; warp 0 scans them instead.
   __device__ __forceinline__ unsigned block_exclusive_sum(unsigned x, unsigned& total) const {
     header& h = hdr();
     const unsigned lane = lane_id(), warp = unsigned(tid) / 32, warps = unsigned(threads) / 32;
