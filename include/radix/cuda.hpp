@@ -7,7 +7,8 @@
 // on the GPU too when one is present (engine::automatic or engine::cuda).
 //
 // WHERE THE RESULT LANDS: in the caller's buffers. sort_keys and sort_pairs
-// sort `d_keys` (and `d_values`) in place; argsort leaves `d_keys` untouched
+// sort `d_keys` (and `d_values`) in place, or keys from `d_keys_in` into
+// `d_keys_out` (out of place, no copy); argsort leaves `d_keys` untouched
 // and writes the permutation to `d_indices`. The workspace only holds scratch
 // (the alternate key/value buffers and a few megabytes of control state); its
 // contents after a sort mean nothing. The double-buffer forms (double_buffer,
@@ -189,6 +190,17 @@ void sort_keys(K* d_keys, std::uint64_t n, void* d_workspace, std::size_t worksp
 template <device_sortable K>
 void sort_keys(K* d_keys, std::uint64_t n, cudaStream_t stream = 0, const options& o = {}) {
   ::radix::cuda::sort(detail::request(operation::keys, d_keys, n, o), stream);
+}
+/// Writes the n keys at d_keys_in, sorted, to d_keys_out (not overlapping
+/// them), leaving d_keys_in as they are: the first pass reads the input and
+/// the last writes the output, so it costs no copy. Its workspace is the
+/// in-place sort's (sort_keys_workspace_bytes).
+template <device_sortable K>
+void sort_keys(const K* d_keys_in, K* d_keys_out, std::uint64_t n, void* d_workspace, std::size_t workspace_bytes,
+               cudaStream_t stream = 0, const options& o = {}) {
+  auto r = detail::request(operation::keys, d_keys_in, n, o);
+  r.sorted_keys = d_keys_out;
+  ::radix::cuda::sort(r, d_workspace, workspace_bytes, stream);
 }
 
 // ---- double buffers: the caller's alternates, the result in either buffer ----

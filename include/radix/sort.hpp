@@ -66,10 +66,15 @@ struct sort_request {
   std::size_t value_bytes = 0;
   void* indices = nullptr;         ///< argsort: n indices of index_bytes (4 or 8) each
   std::uint8_t index_bytes = 0;
-  /// Argsort only, optional: n keys' room where the keys are written in
-  /// sorted order too (what torch.sort returns with its indices), apart from
-  /// `keys`. The CUDA engine's device API writes them in its passes; the
-  /// host API gathers them after the argsort.
+  /// Optional, n keys' room apart from `keys` (not overlapping them):
+  /// - argsort: where the keys are written in sorted order too (what
+  ///   torch.sort returns with its indices);
+  /// - keys: where the sorted keys go, `keys` being only read (a sort out of
+  ///   place, as CUB's d_keys_in / d_keys_out; equal to `keys`: in place).
+  /// The CUDA engine's device API writes them in its last pass (Onesweep;
+  /// its other algorithms gather them after the argsort, or sort a copy);
+  /// the host API gathers them after the argsort, or sorts a copy.
+  /// Pairs sort in place only.
   void* sorted_keys = nullptr;
   options opts{};
   /// Segmented: every segment sorted on its own; argsort indices are then
@@ -168,6 +173,18 @@ inline void check_same_size(std::size_t a, std::size_t b, const char* what) {
 template <sortable_key K>
 void sort(std::span<K> keys, const options& o = {}) {
   run(detail::make_request(operation::keys, keys, o));
+}
+
+/// Writes `keys` sorted, stably, to `sorted` (of the same size; the two must
+/// not overlap) and leaves `keys` as they are. On the CUDA engine's device
+/// API this reads the keys once and costs no copy; the host engines sort a
+/// copy in place.
+template <sortable_key K>
+void sort(std::span<const K> keys, std::span<K> sorted, const options& o = {}) {
+  detail::check_same_size(keys.size(), sorted.size(), "sorted");
+  auto r = detail::make_request(operation::keys, keys, o);
+  r.sorted_keys = sorted.data();
+  run(r);
 }
 
 /// Sorts keys in place and applies the same permutation to values (any

@@ -70,7 +70,7 @@ struct request_args {
   std::uintptr_t keys, values;
   std::size_t value_bytes;
   std::uintptr_t indices;
-  std::uintptr_t sorted_keys = 0;  ///< argsort: the keys in sorted order too (0: not asked)
+  std::uintptr_t sorted_keys = 0;  ///< argsort: the keys in sorted order too; keys: the output of a sort out of place (0: none)
   int index_bytes;
   bool descending, total_order;
   int begin_bit, end_bit;

@@ -269,17 +269,15 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
     n = int(src.shape[0])
     if out is None:
         res = fw.empty((n,), arr.dtype, device)
-        if n:
-            fw.copy_(res, src)
     else:
         _, out_arr, _ = ingest(out)
         _check_out(fw, out_arr, (n,), arr.dtype, device)
         res = out_arr
-        if fw.pointer(res) != fw.pointer(src):
-            fw.copy_(res, src)
-    if n > 1 or begin_bit or end_bit is not None:
+    if n:
+        # Out of place: the input is only read (on the GPU by the first pass,
+        # the last writing `res`: no copy); `out=a` sorts in place.
         req = _request("keys", kind, n, opts, eng)
-        req.keys = fw.pointer(res)
+        req.keys, req.sorted_keys = fw.pointer(src), fw.pointer(res)
         _run(fw, device, req)
     return out if out is not None else to_user(res)
 

@@ -1,6 +1,7 @@
 // The host API's front door: validates a request (so every engine rejects the
 // same things with the same words, before touching any data), picks the
 // engine, and runs it.
+#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -55,15 +56,17 @@ void validate(const sort_request& r, bool check_pointers = true) {
       if (r.index_bytes == 4 && r.n > 0x100000000ull && !r.segs.segmented())
         bad("argsort with 32-bit indices needs n <= 2^32, got n = " + std::to_string(r.n));
       if (check_pointers && r.n > 0 && r.indices == nullptr) bad("indices is null but n = " + std::to_string(r.n));
-      if (r.sorted_keys && r.n > 0) {
-        const auto* k = static_cast<const std::byte*>(r.keys);
-        const auto* o = static_cast<const std::byte*>(r.sorted_keys);
-        const std::uint64_t bytes = r.n * std::uint64_t(r.key.bytes);
-        if (r.keys && o < k + bytes && k < o + bytes) bad("sorted_keys overlaps keys (the argsort reads them to the end)");
-      }
       break;
   }
-  if (r.sorted_keys && r.op != operation::argsort) bad("sorted_keys is an argsort output; this request is not an argsort");
+  if (r.sorted_keys && r.op == operation::pairs)
+    bad("sorted_keys is an output of argsort and of keys sorted out of place; pairs sort in place");
+  // (keys: sorted_keys == keys is a sort in place)
+  if (r.sorted_keys && r.n > 0 && r.keys && (r.op == operation::argsort || r.sorted_keys != r.keys)) {
+    const auto* k = static_cast<const std::byte*>(r.keys);
+    const auto* o = static_cast<const std::byte*>(r.sorted_keys);
+    const std::uint64_t bytes = r.n * std::uint64_t(r.key.bytes);
+    if (o < k + bytes && k < o + bytes) bad("sorted_keys overlaps keys (the sort reads them to the end)");
+  }
   core::check_segments_shape(r.segs, r.n, r.op, r.index_bytes, check_pointers);
 }
 
@@ -100,6 +103,17 @@ engine_impl& pick_engine(engine e) { return pick(e); }
 
 void run(const sort_request& req, std::span<std::byte> workspace) {
   validate(req);
+  if (req.op == operation::keys && req.sorted_keys) {
+    // Keys out of place: the host engines sort a copy in place.
+    sort_request plain = req;
+    plain.sorted_keys = nullptr;
+    if (req.sorted_keys != req.keys && req.n > 0) {
+      std::memcpy(req.sorted_keys, req.keys, req.n * std::size_t(req.key.bytes));
+      plain.keys = req.sorted_keys;
+    }
+    run(plain, workspace);
+    return;
+  }
   if (req.sorted_keys) {
     // The argsort, then each key fetched by its index (the host engines
     // have no pass that writes them on the way).

@@ -83,12 +83,10 @@ void validate(const sort_request& r, bool check_pointers) {
   if (!check_pointers) return;
   if (!wide && r.n > 0 && reinterpret_cast<std::uintptr_t>(r.keys) % r.key.bytes != 0)
     bad("device keys are not aligned to their size");
-  if (r.op == operation::argsort && r.n > 0) {
-    if (reinterpret_cast<std::uintptr_t>(r.indices) % r.index_bytes != 0)
-      bad("device indices are not aligned to their size");
-    if (!wide && reinterpret_cast<std::uintptr_t>(r.sorted_keys) % r.key.bytes != 0)
-      bad("device sorted_keys are not aligned to their size");
-  }
+  if (r.op == operation::argsort && r.n > 0 && reinterpret_cast<std::uintptr_t>(r.indices) % r.index_bytes != 0)
+    bad("device indices are not aligned to their size");
+  if (!wide && r.n > 0 && reinterpret_cast<std::uintptr_t>(r.sorted_keys) % r.key.bytes != 0)
+    bad("device sorted_keys are not aligned to their size");
 }
 
 namespace {
@@ -428,6 +426,19 @@ std::size_t device_workspace(const sort_request& r, const variant& algo) {
 
 void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {
   if (r.n == 0) return;
+  if (r.op == operation::keys && r.sorted_keys) {
+    // Keys out of place: Onesweep reads the input in its first pass and
+    // writes sorted_keys in its last; the other routes sort a copy in place.
+    sort_request plain = r;
+    plain.sorted_keys = nullptr;
+    if (r.sorted_keys != r.keys) {
+      const bool native = !r.segs.segmented() && !radix::detail::is_wide_key(r.key) && !is_multipass(algo);
+      if (native) return planned_sort(core::plan_sort(r, caps_of(algo)), r, ws, wsb, s, algo);
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(r.sorted_keys, r.keys, r.n * r.key.bytes, cudaMemcpyDeviceToDevice, s));
+      plain.keys = r.sorted_keys;
+    }
+    return device_sort(plain, ws, wsb, s, algo);
+  }
   if (r.segs.segmented()) return segmented_request_sort(r, ws, wsb, s);
   if (r.sorted_keys && (radix::detail::is_wide_key(r.key) || is_multipass(algo))) {
     // Onesweep writes argsort's sorted keys in its last pass; the others
@@ -532,6 +543,8 @@ namespace {
 void validate_alternates(const sort_request& req, const alternates& alt, bool check_pointers) {
   if (req.op == operation::argsort)
     throw invalid_argument("radix: argsort has no double-buffer form (its keys stay untouched; use argsort)");
+  if (req.sorted_keys)
+    throw invalid_argument("radix: a double-buffered sort has no sorted_keys (its result is in one of its buffers)");
   if (req.segs.segmented())
     throw invalid_argument("radix: segmented sorts have no double-buffer form (sort them in place)");
   if (radix::detail::is_wide_key(req.key))

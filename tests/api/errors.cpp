@@ -282,10 +282,16 @@ TEST(Errors, MalformedRequests) {
   r.value_bytes = 2;
   r.values = nullptr;
   expect_error<radix::invalid_argument>([&] { radix::run(r); }, "values is null but n = 1000");
-  // sorted_keys: an argsort output, apart from the keys it reads
+  // sorted_keys: an output of argsort and of keys out of place, apart from the keys they read
   r = request_over(d);
-  r.sorted_keys = d.vals.data();
-  expect_error<radix::invalid_argument>([&] { radix::run(r); }, "sorted_keys is an argsort output");
+  r.op = radix::operation::pairs;
+  r.values = d.vals.data();
+  r.value_bytes = 4;
+  r.sorted_keys = d.idx.data();
+  expect_error<radix::invalid_argument>([&] { radix::run(r); }, "pairs sort in place");
+  r = request_over(d);
+  r.sorted_keys = static_cast<std::byte*>(r.keys) + 4;
+  expect_error<radix::invalid_argument>([&] { radix::run(r); }, "sorted_keys overlaps keys");
   r.op = radix::operation::argsort;
   r.indices = d.idx.data();
   r.index_bytes = 4;

@@ -23,7 +23,20 @@ bool run_keys_case(kt t, const sort_case& c) {
   ok = ok && r;
   auto g = buf.canaries_intact();
   EXPECT_TRUE(g);
-  return ok && g;
+  ok = ok && g;
+  // Out of place: the input read only, the result into a poisoned buffer.
+  guarded src(c.n, sizeof(K)), dst(c.n, sizeof(K));
+  src.fill_from(in.data());
+  if (!no_throw([&] { radix::sort(std::span<const K>(src.as<K>(), c.n), std::span<K>(dst.as<K>(), c.n), c.o); },
+                "radix::sort(keys, sorted)"))
+    return false;
+  auto ro = same_bytes(dst.data(), want.data(), sizeof(K), c.n, "keys sorted out of place (buffer was poisoned)");
+  auto ri = same_bytes(src.data(), in.data(), sizeof(K), c.n, "input of a sort out of place");
+  EXPECT_TRUE(ro);
+  EXPECT_TRUE(ri);
+  auto go = dst.canaries_intact();
+  EXPECT_TRUE(go);
+  return ok && ro && ri && go;
 }
 
 class Keys : public engine_test {

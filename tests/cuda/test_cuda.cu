@@ -93,6 +93,14 @@ void check_keys(const std::vector<H>& in, options o, const std::string& what) {
   auto ref = in;
   radix::sort(std::span<H>(ref), cpu(o));
   CHECK_MSG(same_bytes(d.down(), ref), "keys %s n=%zu", what.c_str(), n);
+  // out of place (its workspace is the in-place sort's): the input read only, a poisoned output
+  std::vector<H> poison(n);
+  if (n) std::memset(poison.data(), 0x5A, n * sizeof(H));
+  dvec<H> src(in), dst(poison);
+  radix::cuda::sort_keys(reinterpret_cast<const D*>(src.p), reinterpret_cast<D*>(dst.p), n, ws.p, wsb, 0, o);
+  CU(cudaDeviceSynchronize());
+  CHECK_MSG(same_bytes(dst.down(), ref), "keys out of place %s n=%zu", what.c_str(), n);
+  CHECK_MSG(same_bytes(src.down(), in), "keys out of place modified their input %s n=%zu", what.c_str(), n);
 }
 
 template <std::size_t B>
@@ -972,6 +980,85 @@ TEST_CASE(errors_leave_input_alone, true) {
   CHECK(threw);
   CU(cudaDeviceSynchronize());
   CHECK(same_bytes(dk.down(), keys));
+}
+
+/// Keys out of place on the routes that sort a copy in place (the multipass
+/// algorithms, segments, wide keys), in place (sorted_keys == keys), at one
+/// key, and on the 1-byte counting sort (which writes the histogram out).
+TEST_CASE(keys_out_of_place_routes, true) {
+  const auto run = [&](const sort_request& r, const radix::cuda::variant* v) {
+    const std::size_t wsb = v ? radix::cuda::workspace_bytes(r, *v) : radix::cuda::workspace_bytes(r);
+    dvec<unsigned char> ws(wsb);
+    if (v) radix::cuda::sort(r, *v, ws.p, wsb, 0);
+    else radix::cuda::sort(r, ws.p, wsb, 0);
+    CU(cudaDeviceSynchronize());
+  };
+  const auto check = [&]<class H>(const std::vector<H>& in, const std::vector<H>& ref, sort_request r,
+                                  const radix::cuda::variant* v, const char* what) {
+    std::vector<H> poison(in.size());
+    if (!in.empty()) std::memset(poison.data(), 0x5A, in.size() * sizeof(H));
+    dvec<H> src(in), dst(poison);
+    r.keys = src.p;
+    r.sorted_keys = dst.p;
+    run(r, v);
+    CHECK_MSG(same_bytes(dst.down(), ref), "keys out of place, %s: result", what);
+    CHECK_MSG(same_bytes(src.down(), in), "keys out of place, %s: the input changed", what);
+  };
+  const auto request_for = [](const key_desc& k, std::size_t n, options o = {}) {
+    sort_request r;
+    r.op = operation::keys;
+    r.key = k;
+    r.n = n;
+    r.opts = o;
+    return r;
+  };
+  const std::size_t n = 70001;
+  const auto k32 = make_keys<std::uint32_t>(n, dist::random, 41);
+  auto r32 = k32;
+  radix::sort(std::span<std::uint32_t>(r32), cpu({}));
+  const radix::cuda::variant rts{radix::algorithm::reduce_then_scan};
+  check(k32, r32, request_for(key_desc_of<std::uint32_t>(), n), &rts, "reduce_then_scan");
+  // segments: rows of 1000 (and the tail row of 1)
+  sort_request rs = request_for(key_desc_of<std::uint32_t>(), n);
+  rs.segs = segments::uniform(n / 1000, 1000);
+  rs.n = n / 1000 * 1000;
+  std::vector<std::uint32_t> k32s(k32.begin(), k32.begin() + std::ptrdiff_t(rs.n)), r32s = k32s;
+  radix::sort_segments(std::span<std::uint32_t>(r32s), rs.segs, cpu({}));
+  check(k32s, r32s, rs, nullptr, "uniform segments");
+  // 16-byte keys: LSD over 64-bit chunks
+  std::vector<radix::uint128> k128(5000);
+  std::uint64_t s = 43;
+  for (auto& x : k128) x = (radix::uint128(splitmix(s)) << 64) | splitmix(s);
+  auto r128 = k128;
+  radix::sort(std::span<radix::uint128>(r128), cpu({}));
+  check(k128, r128, request_for(key_desc_of<radix::uint128>(), k128.size()), nullptr, "16-byte keys");
+  // one key; 1-byte keys in order and all equal (no pass runs: the input copied)
+  const std::vector<std::uint32_t> one{7};
+  check(one, one, request_for(key_desc_of<std::uint32_t>(), 1), nullptr, "one key");
+  for (dist d : {dist::random, dist::sorted, dist::all_equal}) {
+    const auto k8 = make_keys<std::uint8_t>(50000, d, 44);
+    auto r8 = k8;
+    radix::sort(std::span<std::uint8_t>(r8), cpu({}));
+    check(k8, r8, request_for(key_desc_of<std::uint8_t>(), k8.size()), nullptr, dist_name(d));
+  }
+  // sorted_keys == keys: in place
+  dvec<std::uint32_t> d(k32);
+  sort_request ri = request_for(key_desc_of<std::uint32_t>(), n);
+  ri.keys = ri.sorted_keys = d.p;
+  run(ri, nullptr);
+  CHECK_MSG(same_bytes(d.down(), r32), "keys with sorted_keys == keys: in place");
+  // the double-buffer form has none
+  bool threw = false;
+  try {
+    dvec<std::uint32_t> alt(n);
+    sort_request rd = request_for(key_desc_of<std::uint32_t>(), n);
+    rd.keys = d.p;
+    rd.sorted_keys = alt.p;
+    radix::cuda::sort(rd, radix::cuda::alternates{alt.p, nullptr}, nullptr, 0, 0);
+  } catch (const radix::invalid_argument&) {
+    threw = true;
+  }
+  CHECK_MSG(threw, "a double-buffered sort with sorted_keys is refused");
 }
 
 TEST_CASE(host_api_on_gpu, false) {

@@ -210,8 +210,11 @@ struct block_sort_agent {
     return __syncthreads_or(unsorted) != 0;
   }
 
-  /// In order already: only argsort writes (the identity, and the keys where asked).
+  /// In order already: only argsort (the identity, and the keys where asked)
+  /// and keys out of place (a copy) write.
   __device__ __forceinline__ void write_sorted_input() const {
+    if (p.out_of_place())
+      for (int j = tid; j < n; j += threads) p.sorted_keys[j] = U(xkeys()[pad(j)]);
     if constexpr (has_values) {
       if (p.mode == sort_mode::argsort)
         for (int j = tid; j < n; j += threads) {
@@ -373,7 +376,7 @@ struct block_sort_agent {
   /// The sorted keys from the exchange buffer, written home coalesced;
   /// values follow their origins (argsort: the origins are the output).
   __device__ __forceinline__ void store_output() const {
-    U* out = p.mode != sort_mode::argsort ? p.keys : p.sorted_keys;
+    U* out = p.key_out();
     const slot_t* xk = xkeys();
 #pragma unroll
     for (int i = 0; i < items; ++i) {

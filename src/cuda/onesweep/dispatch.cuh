@@ -214,7 +214,10 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   onesweep_params<U, V> p;
   p.keys = job.keys;
   p.values = job.values;
-  if (job.mode == sort_mode::argsort) p.sorted_keys = job.sorted_keys;
+  // argsort's sorted keys where asked; keys out of place (the double-buffer form has none)
+  if (job.mode == sort_mode::argsort || (job.mode == sort_mode::keys && job.key_alt == nullptr &&
+                                         job.sorted_keys != job.keys))
+    p.sorted_keys = job.sorted_keys;
   p.n = n;
   p.mode = job.mode;
   p.codec = job.codec;

@@ -52,13 +52,20 @@ __global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_par
   static_assert(sizeof(U) == 1, "one byte a key: the digit is the whole key");
   constexpr int per_thread = 16;  // one 16-byte store
   pdl_wait();  // the histogram's plan is done
-  if (p.ctl->eff_passes == 0) return;  // sorted already, or every key the same
+  U* out = p.key_out();
+  if (p.ctl->eff_passes == 0) {  // sorted already, or every key the same: in place, nothing to write
+    if (p.out_of_place())
+      for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < p.n;
+           i += std::uint64_t(gridDim.x) * blockDim.x)
+        out[i] = p.keys[i];
+    return;
+  }
   __shared__ unsigned long long start[radix_size + 1];
   for (int d = threadIdx.x; d < radix_size; d += blockDim.x) start[d] = p.ctl->offsets[bin_offset + d];
   if (threadIdx.x == 0) start[radix_size] = p.n;
   __syncthreads();
   const U x = p.codec.linear_xor();  // ordered digit -> key
-  const bool aligned = (reinterpret_cast<std::uintptr_t>(p.keys) & 15u) == 0;
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x * per_thread;
   for (std::uint64_t i0 = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) * per_thread; i0 < p.n; i0 += stride) {
     // the digit of position i0: the last d whose run starts at or before it
@@ -68,18 +75,18 @@ __global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_par
     union {
       U k[per_thread];
       uint4 v;
-    } out;
+    } run;
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
       while (start[d + 1] <= i0 + j && d + 1 < radix_size) ++d;  // the next non-empty run
-      out.k[j] = U(U(d) ^ x);
+      run.k[j] = U(U(d) ^ x);
     }
     if (aligned && i0 + per_thread <= p.n) {
-      *reinterpret_cast<uint4*>(p.keys + i0) = out.v;
+      *reinterpret_cast<uint4*>(out + i0) = run.v;
     } else {
 #pragma unroll
       for (int j = 0; j < per_thread; ++j)
-        if (i0 + j < p.n) p.keys[i0 + j] = out.k[j];
+        if (i0 + j < p.n) out[i0 + j] = run.k[j];
     }
   }
 }
@@ -87,13 +94,19 @@ __global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_par
 /// After the passes: keys/pairs that ended in the other buffer than
 /// p.result asks for (an odd number of passes in the alternates, or an even
 /// number at home when the alternates are asked for) are copied there; an
-/// argsort whose passes were all skipped needs the identity permutation.
+/// argsort whose passes were all skipped needs the identity permutation, and
+/// keys out of place whose passes were all skipped a copy of the input.
 template <class U, class V>
 __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_params<U, V> p) {
   pdl_wait();  // the last pass is done
   const int k = p.ctl->eff_passes;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   const std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p.out_of_place()) {  // the passes end in sorted_keys; with none, the input is the result
+    if (k == 0)
+      for (std::uint64_t i = first; i < p.n; i += stride) p.sorted_keys[i] = p.keys[i];
+    return;
+  }
   if (p.mode == sort_mode::argsort) {
     if constexpr (!std::is_same_v<V, no_value>) {
       if (k == 0)  // in order already: the identity, and the keys as they are

@@ -33,9 +33,11 @@ struct onesweep_tuning {
 template <class U, class V>
 struct onesweep_job {
   sort_mode mode = sort_mode::keys;
-  U* keys = nullptr;    ///< device; read-only for argsort
+  U* keys = nullptr;    ///< device; read-only for argsort and for keys out of place
   V* values = nullptr;  ///< device; values (pairs) or indices (argsort)
-  U* sorted_keys = nullptr;  ///< argsort: the keys in sorted order too, or nullptr
+  /// argsort: the keys in sorted order too, or nullptr; keys: where they go
+  /// sorted out of place (nullptr or keys: in place)
+  U* sorted_keys = nullptr;
   std::uint64_t n = 0;
   core::ordered_codec<U> codec{};
   int begin_bit = 0, end_bit = -1, digit_bits = 0;
@@ -49,8 +51,9 @@ struct onesweep_job {
   onesweep_tuning tuning{};
 };
 
-/// Enqueues the sort. Returns where the result is: 0 in job.keys / job.values,
-/// 1 in job.key_alt / job.value_alt (only when those were given).
+/// Enqueues the sort. Returns where the result is: 0 in job.keys / job.values
+/// (job.sorted_keys for keys out of place), 1 in job.key_alt / job.value_alt
+/// (only when those were given).
 template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job);
 /// `caller_alternates`: keys/pairs whose alternates the caller gives.

@@ -66,8 +66,10 @@ enum class result_buffer : int { caller, alternate };
 
 template <class U, class V>
 struct onesweep_params {
-  U* keys = nullptr;        ///< user keys: input, and output unless argsort
-  U* sorted_keys = nullptr; ///< argsort: where its last pass writes the keys (nullptr: nowhere)
+  U* keys = nullptr;        ///< user keys: input, and output unless argsort or out of place
+  /// argsort: where its last pass writes the keys (nullptr: nowhere); keys:
+  /// the output of a sort out of place (nullptr: in place, in `keys`)
+  U* sorted_keys = nullptr;
   U* key_alt[2] = {};       ///< [1] only for argsort
   V* values = nullptr;      ///< user values (pairs) or indices (argsort)
   V* value_alt = nullptr;
@@ -80,11 +82,22 @@ struct onesweep_params {
   unsigned long long* ring = nullptr;  ///< 2^log2 x 256 entries
   ring_config ring_cfg{};
   result_buffer result = result_buffer::caller;
+
+  /// Keys sorted out of place (CUB's d_keys_in / d_keys_out): the caller's
+  /// keys are only read, by the first pass, and the last pass writes
+  /// sorted_keys, which saves the copy an in-place sort of a copy would make.
+  __host__ __device__ bool out_of_place() const { return mode == sort_mode::keys && sorted_keys != nullptr; }
+  /// Where the sorted keys go (argsort: nowhere where sorted_keys is null).
+  __host__ __device__ U* key_out() const {
+    return mode == sort_mode::argsort || sorted_keys != nullptr ? sorted_keys : keys;
+  }
 };
 
 /// Sources and destinations of the e-th pass that runs, out of k. Keys/pairs
 /// ping-pong user <-> alt (a final copy when k's parity does not match
-/// onesweep_params::result); argsort reads the user's keys once, ping-pongs
+/// onesweep_params::result); keys out of place read the user's keys once and
+/// ping-pong sorted_keys <-> alt, so that the last pass writes sorted_keys;
+/// argsort reads the user's keys once, ping-pongs
 /// two key alternates, writes its last pass's keys to sorted_keys (or
 /// nowhere), and picks the index
 /// buffer of its first pass so that the last lands in the user's.
@@ -97,7 +110,13 @@ struct pass_buffers {
 
   __device__ __forceinline__ static pass_buffers pick(const onesweep_params<U, V>& p, int e, int k) {
     pass_buffers b{};
-    if (p.mode != sort_mode::argsort) {
+    if (p.out_of_place()) {
+      auto dst = [&](int pass) { return ((k - 1 - pass) & 1) == 0 ? p.sorted_keys : p.key_alt[0]; };
+      b.ksrc = e == 0 ? p.keys : dst(e - 1);
+      b.kdst = dst(e);
+      b.vsrc = nullptr;
+      b.vdst = nullptr;
+    } else if (p.mode != sort_mode::argsort) {
       const bool even = (e & 1) == 0;
       b.ksrc = even ? p.keys : p.key_alt[0];
       b.kdst = even ? p.key_alt[0] : p.keys;

@@ -119,9 +119,12 @@ struct single_tile_agent {
     return unsorted;
   }
 
-  /// In order already: only argsort has something to write (the identity,
-  /// and the keys where it is asked for them).
+  /// In order already: only argsort (the identity, and the keys where it is
+  /// asked for them) and keys out of place (a copy) have something to write.
   __device__ __forceinline__ void write_sorted_input() const {
+    if (p.out_of_place())
+      for (int r = 0; r < rounds; ++r)
+        if (holds(r)) p.sorted_keys[index(r)] = keys_buf(0)[index(r)];
     if constexpr (has_values) {
       if (p.mode == sort_mode::argsort)
         for (int r = 0; r < rounds; ++r)
@@ -175,7 +178,7 @@ struct single_tile_agent {
   /// origins (argsort: the origins are the output).
   __device__ __forceinline__ void store(int cur, const V (&vals)[has_values ? Items : 1]) const {
     const U* keys = keys_buf(cur);
-    U* out = p.mode != sort_mode::argsort ? p.keys : p.sorted_keys;
+    U* out = p.key_out();
     if (out)
       for (int r = 0; r < rounds; ++r)
         if (holds(r)) out[index(r)] = keys[index(r)];
