@@ -264,6 +264,8 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
     opts = _Options(engine, descending, float_order, begin_bit, end_bit, threads)
     kind = key_kind_of(fw, arr.dtype)
     src = _flat_input(fw, arr, axis)
+    if not fw.is_contiguous(src):
+        src = fw.contiguous_flat(src)
     device = fw.device_of(arr)
     eng = opts.engine_for(device)
     n = int(src.shape[0])
@@ -286,6 +288,8 @@ def _sort_with_indices(fw, arr, to_user, axis, index_dtype, out, opts):
     idt = _index_dtype(index_dtype)
     kind = key_kind_of(fw, arr.dtype)
     src = _flat_input(fw, arr, axis)
+    if not fw.is_contiguous(src):  # the GPU's argsort below reads it in place
+        src = fw.contiguous_flat(src)
     device = fw.device_of(arr)
     eng = opts.engine_for(device)
     n = int(src.shape[0])

@@ -12,6 +12,9 @@ Rows (--rows, --host-rows): sort along the last axis of a matrix, each row
 on its own (the batched sort), against torch.sort(dim=-1) with its int64
 indices, cupy.sort(axis=-1) and numpy.sort(axis=-1).
 
+Launch overhead (GPU; --no-overhead skips it): the host time of one call on
+1000 elements, from Python until the sort is enqueued.
+
     python -m stable_radix.bench                       # host up to 2^24, GPU up to 2^28
     python -m stable_radix.bench --gpu-log2 16,20,24,28 --cpu-log2 20,24 --plot bench.png
     python -m stable_radix.bench --rows 262144x1024,1024x262144 --no-cpu
@@ -170,6 +173,41 @@ def bench_cupy(res, sizes, reps, torch, cupy):
             del x, out
 
 
+def bench_overhead(torch, cupy, n=1000, calls=500):
+    """Host time of one call on a small CUDA array, from Python until the work
+    is enqueued (the GPU is synchronised between calls, outside the timing):
+    what a call costs a program that sorts many small arrays."""
+    def host_us(fn):
+        for _ in range(20):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(calls):
+            t = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t) * 1e6)
+            torch.cuda.synchronize()
+        return statistics.median(times)
+
+    x = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32)
+    v, i64, i32 = torch.empty_like(x), torch.empty(n, dtype=torch.int64, device="cuda"), \
+        torch.empty(n, dtype=torch.int32, device="cuda")
+    rows = [("torch.sort(x, stable=True) (reference)", host_us(lambda: torch.sort(x, stable=True))),
+            ("sort(x, out=v)", host_us(lambda: sr.sort(x, out=v))),
+            ("sort(x)", host_us(lambda: sr.sort(x))),
+            ("argsort(x, index_dtype=int32, out=i)", host_us(lambda: sr.argsort(x, index_dtype=np.int32, out=i32))),
+            ("sort(x, return_indices=True, out=(v, i))", host_us(lambda: sr.sort(x, return_indices=True, out=(v, i64))))]
+    if cupy is not None:
+        c = cupy.asarray(x)
+        co = cupy.empty_like(c)
+        rows.append(("cupy: sort(c, out=o)", host_us(lambda: sr.sort(c, out=co))))
+    print(f"\n### launch overhead: host time of one call on {n} int32 elements on the GPU (median of {calls})\n")
+    print("| call | us |")
+    print("|---|---|")
+    for name, us in rows:
+        print(f"| {name} | {us:.1f} |")
+
+
 def _shapes(text):
     return [tuple(int(x) for x in item.split("x")) for item in text.split(",") if item]
 
@@ -222,6 +260,7 @@ def main(argv=None):
     ap.add_argument("--rows", default="262144x1024,16384x16384,16777216x16,1024x262144",
                     help="GPU matrices ROWSxLENGTH sorted along the last axis ('' for none; default: the four "
                          "shapes of 2^28 elements)")
+    ap.add_argument("--no-overhead", action="store_true", help="skip the launch-overhead table (GPU)")
     ap.add_argument("--host-rows", default="4096x1024,65536x16,16x65536",
                     help="host matrices sorted along the last axis ('' for none)")
     args = ap.parse_args(argv)
@@ -260,6 +299,8 @@ def main(argv=None):
         bench_rows_gpu(rows, _shapes(args.rows), args.reps, torch, cupy)
     res.print_tables()
     rows.print_tables()
+    if torch is not None and not args.no_overhead:
+        bench_overhead(torch, cupy)
     if args.plot:
         res.plot(args.plot)
 

@@ -90,6 +90,27 @@ def test_torch_sort_with_indices(name):
             assert torch.equal(i.long(), want_i) and torch.equal(_bits(torch, v), _bits(torch, want_v)), (name, n)
 
 
+def test_torch_inputs_untouched_and_strided():
+    # sort reads its input and writes a new tensor (out of place on the GPU);
+    # a strided 1-d view is read through a contiguous copy
+    torch = _torch_cuda()
+    for n in [1, 4097, (1 << 20) + 3]:
+        x = torch.from_numpy(make(np.int32, n, "random", rng("untouched", n))).cuda()
+        before = x.clone()
+        assert torch.equal(sr.sort(x), torch.sort(x, stable=True).values) and torch.equal(x, before), n
+        y = x[::3]
+        want_v, want_i = torch.sort(y, stable=True)
+        assert torch.equal(sr.sort(y), want_v), n
+        got_v, got_i = sr.sort(y, return_indices=True)
+        assert torch.equal(got_v, want_v) and torch.equal(got_i, want_i), n
+        assert torch.equal(x, before), n
+    cupy = _cupy()
+    c = cupy.asarray(make(np.float32, 100003, "special", rng("untouched-cupy")))
+    before = c.copy()
+    same_bits(cupy.asnumpy(sr.sort(c[1::2])), np.sort(cupy.asnumpy(c[1::2]), kind="stable"))
+    assert bool((c.view(cupy.uint32) == before.view(cupy.uint32)).all())
+
+
 def test_torch_pairs_out_and_streams():
     torch = _torch_cuda()
     n = 3_000_017
