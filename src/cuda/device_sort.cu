@@ -182,7 +182,8 @@ Job job_for(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t 
 /// where `alt` names them).
 template <class U, class V>
 int typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t wsb, cudaStream_t s,
-               const variant& algo, const alternates& alt = {}, void* sorted_keys = nullptr) {
+               const variant& algo, const alternates& alt = {}, void* sorted_keys = nullptr,
+               std::uint64_t* wide_indices = nullptr) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) {
@@ -197,6 +198,7 @@ int typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size
     j.digit_bits = algo.digit_bits;
     j.tuning = tuning_override();
     j.sorted_keys = static_cast<U*>(sorted_keys);
+    j.wide_indices = wide_indices;
     j.key_alt = static_cast<U*>(alt.keys);
     if constexpr (!std::is_same_v<V, no_value>) j.value_alt = static_cast<V*>(alt.values);
     return onesweep_sort<U, V>(j);
@@ -223,9 +225,11 @@ index_route index_route_layout(const core::sort_plan& p, const variant& algo) {
 }
 
 /// Argsort into 8-byte indices of at most 2^32 keys: the passes move 4-byte
-/// indices (a third less traffic each), widened once at the end, which reads
-/// 4 and writes 8 bytes a key. Below about 2^20 keys the passes are
-/// latency-bound: the widening's launch would cost more than it saves.
+/// indices (a third less traffic each), widened once: by Onesweep's last
+/// pass, which writes them 8 bytes wide, or (the multipass algorithms) by a
+/// kernel after, which reads 4 and writes 8 bytes a key. Below about 2^20
+/// keys the passes are latency-bound: that kernel's launch would cost more
+/// than it saves (Onesweep's own widening is not measured there).
 bool narrows_indices(const core::sort_plan& p) {
   return p.route == core::value_route::indices && p.index_bytes == 8 && p.n >= (std::uint64_t(1) << 20) &&
          p.n <= 0x100000000ull;
@@ -261,8 +265,11 @@ void planned_sort(const core::sort_plan& p, const sort_request& r, void* ws, std
       const narrow_route w = narrow_route_layout<U>(p, algo);
       const auto at = w.layout.carve({static_cast<std::byte*>(ws), wsb});
       auto* idx = reinterpret_cast<std::uint32_t*>(at[w.indices]);
-      typed_sort<U, std::uint32_t>(p, keys, idx, at[w.argsort], w.layout.bytes(w.argsort), s, algo, {}, r.sorted_keys);
-      widen_indices(static_cast<std::uint64_t*>(r.indices), idx, p.n, s);
+      auto* wide = static_cast<std::uint64_t*>(r.indices);
+      // Onesweep's last pass writes them 8 bytes wide; the others widen after
+      typed_sort<U, std::uint32_t>(p, keys, idx, at[w.argsort], w.layout.bytes(w.argsort), s, algo, {}, r.sorted_keys,
+                                   is_multipass(algo) ? nullptr : wide);
+      if (is_multipass(algo)) widen_indices(wide, idx, p.n, s);
       return;
     }
     if (p.route != core::value_route::via_index) {

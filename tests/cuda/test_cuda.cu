@@ -511,15 +511,37 @@ TEST_CASE(argsort_index_widths, false) {
     check_argsort<std::uint8_t, std::int32_t>(make_keys<std::uint8_t>(n, dist::random, 4), o, "u8 desc");
   }
   // 8-byte indices of 2^20 keys and more are sorted as 4-byte ones and widened
-  // at the end: both sides of that size, an odd size for the widening's tail
+  // by the last pass: both sides of that size, an odd size, keys in order (no
+  // pass runs: the identity, written 8 bytes wide)
   for (std::size_t n : {(std::size_t(1) << 20) - 1, std::size_t(1) << 20, (std::size_t(1) << 21) + 3}) {
     check_argsort<std::uint32_t, std::int64_t>(make_keys<std::uint32_t>(n, dist::random, 5), {}, "u32 i64");
     check_argsort<float, std::uint64_t>(make_keys<float>(n, dist::few_unique, 6), {}, "f32 u64 few");
+    check_argsort<std::uint32_t, std::uint64_t>(make_keys<std::uint32_t>(n, dist::sorted, 8), {}, "sorted u32 u64");
     options o;
     o.direction = order::descending;
     o.end_bit = 12;
     check_argsort<std::uint64_t, std::int64_t>(make_keys<std::uint64_t>(n, dist::random, 7), o, "u64 i64 desc bits");
   }
+  // the multipass algorithms widen after their argsort, with a kernel of their own
+  const std::size_t n = std::size_t(1) << 20;
+  const auto k = make_keys<std::uint32_t>(n, dist::random, 9);
+  std::vector<std::uint64_t> ref(n);
+  radix::argsort(std::span<const std::uint32_t>(k), std::span<std::uint64_t>(ref), cpu({}));
+  dvec<std::uint32_t> dk(k);
+  dvec<std::uint64_t> di(n);
+  sort_request r;
+  r.op = operation::argsort;
+  r.key = key_desc_of<std::uint32_t>();
+  r.n = n;
+  r.keys = dk.p;
+  r.indices = di.p;
+  r.index_bytes = 8;
+  const radix::cuda::variant rts{radix::algorithm::reduce_then_scan};
+  const std::size_t wsb = radix::cuda::workspace_bytes(r, rts);
+  dvec<unsigned char> ws(wsb);
+  radix::cuda::sort(r, rts, ws.p, wsb, 0);
+  CU(cudaDeviceSynchronize());
+  CHECK_MSG(same_bytes(di.down(), ref), "argsort u32 -> u64 by reduce_then_scan at 2^20");
 }
 
 /// The multi-block path on small inputs, over tiny rings that wrap.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../common/policy.hpp"
+#include "../gather.cuh"  // widen_indices
 #include "kernels.cuh"
 #include "onesweep.hpp"
 #include "radix/core/pass_plan.hpp"
@@ -214,6 +215,8 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   onesweep_params<U, V> p;
   p.keys = job.keys;
   p.values = job.values;
+  if constexpr (std::is_same_v<V, std::uint32_t>)
+    if (job.mode == sort_mode::argsort) p.wide_values = job.wide_indices;
   // argsort's sorted keys where asked; keys out of place (the double-buffer form has none)
   if (job.mode == sort_mode::argsort || (job.mode == sort_mode::keys && job.key_alt == nullptr &&
                                          job.sorted_keys != job.keys))
@@ -235,10 +238,13 @@ int onesweep_run(const onesweep_job<U, V>& job) {
       const int threads = S::block_sort::threads_for(n);
       block_sort_kernel<U, V><<<1, threads, S::block_sort::smem_bytes(threads), stream>>>(p);
       RADIX_CUDA_CHECK_LAUNCH("radix block_sort_kernel");
-      return 0;  // in place
+    } else {
+      single_tile_kernel<U, V, S::threads, S::items><<<1, S::threads, S::single::smem_bytes, stream>>>(p, passes);
+      RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");
     }
-    single_tile_kernel<U, V, S::threads, S::items><<<1, S::threads, S::single::smem_bytes, stream>>>(p, passes);
-    RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");
+    // (the one-block kernels write 4-byte indices as they are)
+    if constexpr (std::is_same_v<V, std::uint32_t>)
+      if (p.wide_values) widen_indices(p.wide_values, job.values, n, stream);
     return 0;  // in place
   }
 

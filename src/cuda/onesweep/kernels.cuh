@@ -111,7 +111,8 @@ __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_par
     if constexpr (!std::is_same_v<V, no_value>) {
       if (k == 0)  // in order already: the identity, and the keys as they are
         for (std::uint64_t i = first; i < p.n; i += stride) {
-          p.values[i] = index_value<V>(i);
+          if (p.wide_values) p.wide_values[i] = i;
+          else p.values[i] = index_value<V>(i);
           if (p.sorted_keys) p.sorted_keys[i] = p.keys[i];
         }
     }

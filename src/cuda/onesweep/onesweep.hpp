@@ -38,6 +38,11 @@ struct onesweep_job {
   /// argsort: the keys in sorted order too, or nullptr; keys: where they go
   /// sorted out of place (nullptr or keys: in place)
   U* sorted_keys = nullptr;
+  /// Argsort with 4-byte indices (V = std::uint32_t), optional: the last
+  /// pass writes them here as 8-byte ones instead of into `values` (which
+  /// then serves as scratch; the one-block sorts of small inputs widen
+  /// them after)
+  std::uint64_t* wide_indices = nullptr;
   std::uint64_t n = 0;
   core::ordered_codec<U> codec{};
   int begin_bit = 0, end_bit = -1, digit_bits = 0;

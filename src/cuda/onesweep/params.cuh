@@ -82,6 +82,9 @@ struct onesweep_params {
   unsigned long long* ring = nullptr;  ///< 2^log2 x 256 entries
   ring_config ring_cfg{};
   result_buffer result = result_buffer::caller;
+  /// Argsort carrying 4-byte indices: where its last pass writes them widened
+  /// to 8 bytes (nullptr: into values, as they are)
+  std::uint64_t* wide_values = nullptr;
 
   /// Keys sorted out of place (CUB's d_keys_in / d_keys_out): the caller's
   /// keys are only read, by the first pass, and the last pass writes
@@ -107,6 +110,7 @@ struct pass_buffers {
   U* kdst;
   const V* vsrc;  ///< nullptr: generate indices
   V* vdst;
+  std::uint64_t* vwide;  ///< an argsort's last pass that widens its indices: they go here, not to vdst
 
   __device__ __forceinline__ static pass_buffers pick(const onesweep_params<U, V>& p, int e, int k) {
     pass_buffers b{};
@@ -129,6 +133,7 @@ struct pass_buffers {
       auto idx = [&](int pass) { return ((k - 1 - pass) & 1) == 0 ? p.values : p.value_alt; };
       b.vsrc = e == 0 ? nullptr : idx(e - 1);
       b.vdst = idx(e);
+      if (e == k - 1) b.vwide = p.wide_values;
     }
     return b;
   }

@@ -77,6 +77,9 @@ struct scatter_agent {
   /// tight, and keys of a small range with values are the rarer case).
   static constexpr bool can_narrow = !std::is_void_v<narrow_key_t<U>> && std::is_same_v<V, no_value>;
   using N = std::conditional_t<can_narrow, narrow_key_t<U>, U>;  ///< half-width keys (narrow passes)
+  /// An argsort carrying 4-byte indices may write them 8 bytes wide in its
+  /// last pass (onesweep_params::wide_values): no widening pass after it.
+  static constexpr bool can_widen = std::is_same_v<V, std::uint32_t>;
 
   struct narrow_state {
     bool src, dst;  ///< this pass reads / writes half-width keys
@@ -449,24 +452,27 @@ struct scatter_agent {
   template <core::key_form Form, int What>
   __device__ __forceinline__ void scatter_pass(const pass_buffers<U, V>& buf, const tile_span& t,
                                                unsigned (&dig4)[dig_words]) {
-    const auto as = [&](auto narrow) {
-      constexpr bool Nw = decltype(narrow)::value;
+    const auto as = [&](auto narrow, auto wide) {
+      constexpr bool Nw = decltype(narrow)::value, Wd = decltype(wide)::value;
       if (p.n < (std::uint64_t(1) << 31)) {
-        if (t.full()) scatter<Form, true, true, What, Nw>(buf, t.valid, dig4);
-        else scatter<Form, true, false, What, Nw>(buf, t.valid, dig4);
+        if (t.full()) scatter<Form, true, true, What, Nw, Wd>(buf, t.valid, dig4);
+        else scatter<Form, true, false, What, Nw, Wd>(buf, t.valid, dig4);
       } else {
-        scatter<Form, false, false, What, Nw>(buf, t.valid, dig4);
+        scatter<Form, false, false, What, Nw, Wd>(buf, t.valid, dig4);
       }
     };
-    if (can_narrow && (What & scatter_keys) && narrow_dst()) as(std::integral_constant<bool, can_narrow>{});
-    else as(std::false_type{});
+    if constexpr (can_widen && (What & scatter_values))
+      if (buf.vwide) return as(std::false_type{}, std::true_type{});
+    if (can_narrow && (What & scatter_keys) && narrow_dst()) as(std::integral_constant<bool, can_narrow>{}, std::false_type{});
+    else as(std::false_type{}, std::false_type{});
   }
 
   /// What: scatter_keys and/or scatter_values (late values: keys first, then
   /// values, each staged in the same buffer; a value's digit is the staged one,
   /// or the one the keys' scatter left in dig4).
-  /// Narrow: the keys' low halves are written (narrow_key_t).
-  template <core::key_form Form, bool Small, bool Full, int What, bool Narrow>
+  /// Narrow: the keys' low halves are written (narrow_key_t). Wide: an
+  /// argsort's last pass writes its 4-byte indices as 8-byte ones (vwide).
+  template <core::key_form Form, bool Small, bool Full, int What, bool Narrow, bool Wide>
   __device__ __forceinline__ void scatter(const pass_buffers<U, V>& buf, int valid, unsigned (&dig4)[dig_words]) {
     static_assert(StageDigits || digits_in_registers || (What & scatter_keys), "values alone need the keys' digits");
     storage& s = st();
@@ -490,7 +496,10 @@ struct scatter_agent {
         if constexpr ((What & scatter_keys) && Narrow) reinterpret_cast<N*>(buf.kdst)[dst] = N(key);
         else if constexpr (What & scatter_keys)
           if (buf.kdst) buf.kdst[dst] = key;
-        if constexpr (has_values && (What & scatter_values)) buf.vdst[dst] = tile_values()[j];
+        if constexpr (has_values && (What & scatter_values)) {
+          if constexpr (Wide) buf.vwide[dst] = tile_values()[j];
+          else buf.vdst[dst] = tile_values()[j];
+        }
       }
     }
   }
