@@ -235,6 +235,22 @@ def _check_out(fw, out, shape, dtype, device, what="out"):
 
 def _index_dtype(d):
     """int64 or int32, given as a NumPy dtype, a name or a torch dtype."""
+    try:
+        return _INDEX_DTYPES[d]
+    except (KeyError, TypeError):  # (TypeError: not hashable)
+        pass
+    idt = _index_dtype_of(d)
+    try:
+        _INDEX_DTYPES[d] = idt
+    except TypeError:
+        pass
+    return idt
+
+
+_INDEX_DTYPES = {}  # what callers pass -> NumPy dtype: np.dtype() costs a microsecond a call
+
+
+def _index_dtype_of(d):
     name = str(d).replace("torch.", "") if type(d).__module__.startswith("torch") else d
     try:
         idt = np.dtype(name)

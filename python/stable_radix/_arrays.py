@@ -188,11 +188,11 @@ class TorchFramework(Framework):
         return a.element_size()
 
     def device_of(self, a):
+        if a.is_cuda:
+            return a.get_device()  # (an int, without building a torch.device)
         if a.device.type == "cpu":
             return None
-        if a.device.type != "cuda":
-            raise ValueError(f"stable_radix: tensors on {a.device} are not supported (CPU and CUDA only)")
-        return a.device.index if a.device.index is not None else self.mod.cuda.current_device()
+        raise ValueError(f"stable_radix: tensors on {a.device} are not supported (CPU and CUDA only)")
 
     def pointer(self, a):
         return a.data_ptr()
@@ -207,7 +207,8 @@ class TorchFramework(Framework):
         return self.mod.device("cpu") if device is None else self.mod.device("cuda", device)
 
     def empty(self, shape, dtype, device):
-        return self.mod.empty(shape, dtype=dtype, device=self._device(device))
+        # (a CUDA ordinal as it is: building a torch.device costs a microsecond)
+        return self.mod.empty(shape, dtype=dtype, device="cpu" if device is None else device)
 
     def copy_(self, dst, src):
         dst.copy_(src.reshape(dst.shape))
