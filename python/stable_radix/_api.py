@@ -44,8 +44,8 @@ class _Options:
     def of(engine, descending, float_order, begin_bit, end_bit, threads):
         """The options of a call; the defaults' object is made once (calls on
         small arrays are many, and checking arguments costs a microsecond)."""
-        if engine == "auto" and descending is False and float_order == "numeric" and begin_bit == 0 \
-                and end_bit is None and threads == 0:
+        if engine == "auto" and descending is False and float_order == "numeric" and begin_bit.__class__ is int \
+                and begin_bit == 0 and end_bit is None and threads.__class__ is int and threads == 0:
             return _DEFAULT_OPTIONS
         return _Options(engine, descending, float_order, begin_bit, end_bit, threads)
 
@@ -319,13 +319,23 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
         _, out_arr, _ = ingest(out)
         _check_out(fw, out_arr, (n,), arr.dtype, device)
         res = out_arr
-    if n:
+    if n or begin_bit or end_bit is not None:  # (an empty array still has its bit range checked)
         # Out of place: the input is only read (on the GPU by the first pass,
-        # the last writing `res`: no copy); `out=a` sorts in place.
+        # the last writing `res`: no copy); `out=a` sorts in place, and an
+        # `out` that overlaps the input otherwise sorts a copy in place.
         req = _request("keys", kind, n, opts, eng)
-        req.keys, req.sorted_keys = fw.pointer(src), fw.pointer(res)
+        if n and _overlap(fw.pointer(src), fw.pointer(res), n * fw.itemsize(src)):
+            fw.copy_(res, src)
+            req.keys = req.sorted_keys = fw.pointer(res)
+        else:
+            req.keys, req.sorted_keys = fw.pointer(src), fw.pointer(res)
         _run(fw, device, req)
     return out if out is not None else to_user(res)
+
+
+def _overlap(a, b, nbytes):
+    """Whether two ranges of nbytes at different addresses a and b overlap."""
+    return a != b and a < b + nbytes and b < a + nbytes
 
 
 def _sort_with_indices(fw, arr, to_user, axis, index_dtype, out, opts):

@@ -142,17 +142,23 @@ def test_torch_graph_capture():
     torch = _torch_cuda()
     x = torch.randint(0, 2**31 - 1, (1 << 20,), device="cuda", dtype=torch.int32)
     out = torch.empty_like(x)
+    small = torch.randint(0, 2**31 - 1, (1000,), device="cuda", dtype=torch.int32)  # no workspace: one call
+    small_out = torch.empty_like(small)
     sr.sort(x, out=out)  # warm up (the engine's one-time set-up is not capturable)
+    sr.sort(small, out=small_out)
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         with torch.cuda.graph(graph, stream=s):
             sr.sort(x, out=out)
+            sr.sort(small, out=small_out)
     x.copy_(torch.randint(0, 2**31 - 1, (1 << 20,), device="cuda", dtype=torch.int32))
+    small.copy_(torch.randint(0, 2**31 - 1, (1000,), device="cuda", dtype=torch.int32))
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(out, torch.sort(x).values)
+    assert torch.equal(small_out, torch.sort(small).values)
 
 
 def test_torch_errors():

@@ -151,6 +151,13 @@ def test_out_and_in_place():
     idx = np.full(a.size, -1, dtype=np.int64)
     sr.argsort(a, out=idx)
     np.testing.assert_array_equal(idx, ref_argsort(a))
+    # an `out` that overlaps the input elsewhere than in place; one element
+    c = a.copy()
+    sr.sort(c[:10000], out=c[7:])
+    same_bits(c[7:], np.sort(a[:10000], kind="stable"))
+    one = np.array([3], dtype=np.int16)
+    o1 = np.zeros(1, dtype=np.int16)
+    assert sr.sort(one, out=o1) is o1 and o1[0] == 3 and sr.sort(one)[0] == 3
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.float64, np.uint64])
@@ -322,6 +329,12 @@ def test_errors():
         sr.sort_by_key(a, np.zeros(9))
     with pytest.raises(ValueError, match="bit"):  # the library's own check of the bit range
         sr.sort(a, begin_bit=10, end_bit=40)
+    with pytest.raises(ValueError, match="bit"):  # even with nothing to sort
+        sr.sort(np.empty(0, dtype=np.int32), end_bit=40)
+    with pytest.raises(TypeError):
+        sr.sort(a, threads=0.0)
+    with pytest.raises(TypeError):
+        sr.sort(a, begin_bit=0.0)
     with pytest.raises(TypeError, match="structured"):
         sr.sort_records(a, key="x")
     with pytest.raises(ValueError, match="no field"):

@@ -57,6 +57,8 @@ onesweep_tuning& tuning_override() {
     d.pdl = !(pdl && pdl[0] == '0');
     const char* block = core::env::get("RADIX_CUDA_BLOCK_SORT");
     d.block_sort = !(block && block[0] == '0');
+    const char* msd = core::env::get("RADIX_CUDA_MSD");
+    d.msd_buckets = !(msd && msd[0] == '0');
     const char* mid = core::env::get("RADIX_CUDA_MID_TILES");
     d.mid_tiles = !(mid && mid[0] == '0');
     if (const char* w = core::env::get("RADIX_CUDA_SEGMENT_WARP_MAX")) d.segment_warp_max = std::uint32_t(std::strtoul(w, nullptr, 10));
@@ -550,7 +552,7 @@ namespace {
 void validate_alternates(const sort_request& req, const alternates& alt, bool check_pointers) {
   if (req.op == operation::argsort)
     throw invalid_argument("radix: argsort has no double-buffer form (its keys stay untouched; use argsort)");
-  if (req.sorted_keys)
+  if (req.sorted_keys && req.sorted_keys != req.keys)
     throw invalid_argument("radix: a double-buffered sort has no sorted_keys (its result is in one of its buffers)");
   if (req.segs.segmented())
     throw invalid_argument("radix: segmented sorts have no double-buffer form (sort them in place)");

@@ -135,6 +135,8 @@ namespace {
 
 void validate_columns(const sort_request& keys, const column* cols, std::size_t count, bool check_pointers) {
   if (keys.op != operation::keys) throw invalid_argument("radix: sort_columns takes a keys request (operation::keys)");
+  if (keys.sorted_keys && keys.sorted_keys != keys.keys)
+    throw invalid_argument("radix: sort_columns sorts its keys in place (sorted_keys is not taken; a column can carry a copy)");
   if (count > 0 && cols == nullptr) throw invalid_argument("radix: columns is null but count = " + std::to_string(count));
   for (std::size_t c = 0; c < count; ++c) {
     if (cols[c].bytes == 0) throw invalid_argument("radix: column " + std::to_string(c) + " has 0-byte elements");

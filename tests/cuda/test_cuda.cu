@@ -517,6 +517,8 @@ TEST_CASE(argsort_index_widths, false) {
     check_argsort<std::uint32_t, std::int64_t>(make_keys<std::uint32_t>(n, dist::random, 5), {}, "u32 i64");
     check_argsort<float, std::uint64_t>(make_keys<float>(n, dist::few_unique, 6), {}, "f32 u64 few");
     check_argsort<std::uint32_t, std::uint64_t>(make_keys<std::uint32_t>(n, dist::sorted, 8), {}, "sorted u32 u64");
+    check_argsort<std::uint16_t, std::uint64_t>(make_keys<std::uint16_t>(n, dist::random, 10), {}, "u16 u64");
+    check_argsort<std::uint8_t, std::int64_t>(make_keys<std::uint8_t>(n, dist::random, 11), {}, "u8 i64");
     options o;
     o.direction = order::descending;
     o.end_bit = 12;
@@ -734,6 +736,57 @@ static void block_sort_cases(bool full) {
   }
   t = saved;
 }
+/// Keys of several blocks up to 2^21: one MSD pass, then a block sort of
+/// each bucket of its digit (onesweep_buckets_kernel) where every bucket
+/// fits a block, else every pass; each case with the path on and off, in
+/// place and out of place (check_keys). Buckets fit for random keys up to
+/// 2^20; few unique keys, one crowded bucket and keys in a narrow range
+/// fall back.
+static void msd_bucket_cases(bool full) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  const std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{8193, 9001, 20000, 70000, 524288, 524289,
+                                                                         1048576, 2097152}
+                                              : std::vector<std::size_t>{9001, 40000};
+  for (int on = 1; on >= (full ? 0 : 1); --on) {
+    t.msd_buckets = on != 0;
+    const std::string w = on ? " (msd buckets)" : " (every pass)";
+    for (std::size_t n : sizes) {
+      const std::string at = " n=" + std::to_string(n) + w;
+      options desc;
+      desc.direction = order::descending;
+      for (dist d : {dist::random, dist::few_unique, dist::sorted, dist::all_equal, dist::low16}) {
+        if (!full && d != dist::random) continue;
+        check_keys(make_keys<std::uint32_t>(n, d, n + 1), {}, std::string("u32 ") + dist_name(d) + at);
+      }
+      check_keys(make_keys<std::uint64_t>(n, dist::random, n + 2), desc, "u64 desc" + at);
+      check_keys(make_keys<float>(n, dist::random, n + 3), {}, "f32 with -0, NaN, inf" + at);
+      if (!full) continue;
+      check_keys(make_keys<std::uint16_t>(n, dist::random, n + 4), {}, "u16" + at);
+      check_keys(make_keys<std::int32_t>(n, dist::random, n + 5), desc, "i32 desc" + at);
+      options total;
+      total.floats = float_order::total;
+      check_keys(make_keys<double>(n, dist::random, n + 6), total, "f64 total order" + at);
+      options bits;
+      bits.begin_bit = 3;
+      bits.end_bit = 27;  // the top pass has 8 bits: [19, 27)
+      check_keys(make_keys<std::uint32_t>(n, dist::random, n + 7), bits, "u32 bits [3,27)" + at);
+      bits.end_bit = 20;  // the top pass has 1 bit: two buckets
+      check_keys(make_keys<std::uint32_t>(n, dist::random, n + 8), bits, "u32 bits [3,20)" + at);
+      auto crowded = make_keys<std::uint32_t>(n, dist::random, n + 9);
+      for (std::size_t i = 0; i < n; i += 2) crowded[i] = (crowded[i] & 0x00FFFFFFu) | 0x7F000000u;  // half in one bucket
+      check_keys(crowded, {}, "u32 one crowded bucket" + at);
+      auto tiny = make_keys<std::uint32_t>(n, dist::random, n + 10);
+      for (std::size_t i = 0; i < n; ++i) tiny[i] = (tiny[i] & 0x3F3F3F3Fu) | (std::uint32_t(i % 256) << 24);  // every bucket used
+      check_keys(tiny, desc, "u32 every bucket, desc" + at);
+    }
+  }
+  t = saved;
+}
+
+TEST_CASE(msd_buckets_small, true) { msd_bucket_cases(false); }
+TEST_CASE(msd_buckets, false) { msd_bucket_cases(true); }
+
 TEST_CASE(block_sort_small, true) { block_sort_cases(false); }
 TEST_CASE(block_sort_shapes, false) { block_sort_cases(true); }
 
@@ -1040,7 +1093,7 @@ TEST_CASE(keys_out_of_place_routes, true) {
   radix::sort(std::span<std::uint32_t>(r32), cpu({}));
   const radix::cuda::variant rts{radix::algorithm::reduce_then_scan};
   check(k32, r32, request_for(key_desc_of<std::uint32_t>(), n), &rts, "reduce_then_scan");
-  // segments: rows of 1000 (and the tail row of 1)
+  // segments: rows of 1000
   sort_request rs = request_for(key_desc_of<std::uint32_t>(), n);
   rs.segs = segments::uniform(n / 1000, 1000);
   rs.n = n / 1000 * 1000;

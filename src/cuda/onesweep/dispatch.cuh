@@ -65,6 +65,10 @@ struct onesweep_kernels {
       // as much as the largest block sort the device holds (use_block_sort)
       r.status = cudaFuncSetAttribute(block_sort_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
+      if constexpr (std::is_same_v<V, no_value> && sizeof(U) > 1)
+        if (r.status == cudaSuccess)
+          r.status = cudaFuncSetAttribute(onesweep_buckets_kernel<U>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
       if (r.status != cudaSuccess || scatter::smem_bytes > optin) return r;  // reported below, each time
       r.status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(scatter::smem_bytes));
@@ -130,6 +134,28 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
   using K = onesweep_kernels<U, V>;
   if (use_block_sort<U, V>(n, t)) return true;
   return !t.force_onesweep && n <= K::pol.small_n && K::single::smem_bytes <= current_device_limits().shared_optin;
+}
+
+/// Keys of several blocks up to 2^21 (256 buckets of a block sort's
+/// capacity): the threads of a block of onesweep_buckets_kernel, should the
+/// histogram kernel find every bucket of the top digit within 16 keys a
+/// thread (256 threads where the buckets average 2048 keys or fewer: two
+/// blocks an SM; else 512), or 0 where that path is not open (values,
+/// 1-byte keys, one pass, the caller's alternates, RADIX_CUDA_MSD=0).
+template <class U, class V>
+inline int msd_bucket_threads(const onesweep_job<U, V>& job, std::uint64_t n, const pass_list& passes,
+                              bool caller_alternates) {
+  using B = block_sort_agent<U, V>;
+  if constexpr (!std::is_same_v<V, no_value> || sizeof(U) == 1) {
+    return 0;
+  } else {
+    if (!job.tuning.msd_buckets || job.tuning.force_onesweep || job.mode != sort_mode::keys || caller_alternates ||
+        passes.count < 2 || n <= std::uint64_t(B::capacity))
+      return 0;
+    const std::uint64_t buckets = std::uint64_t(1) << passes.bits[passes.count - 1];
+    if (n > buckets * B::capacity || B::smem_bytes(B::max_threads) > current_device_limits().shared_optin) return 0;
+    return n <= buckets * B::items * 256 / 2 ? 256 : 512;
+  }
 }
 
 /// Shared memory per block of the scatter kernel a sort of n keys uses (the
@@ -287,6 +313,10 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   hp.byte_digits = passes.count == int(sizeof(U));
   for (int ps = 0; ps < passes.count; ++ps)
     hp.byte_digits &= passes.shift[ps] == 8 * ps && passes.bits[ps] == 8 && passes.bin_offset[ps] == 256 * ps;
+  // the buckets kernel after the top pass, where the histogram kernel finds
+  // every bucket of the top digit within a block's capacity (control::msd)
+  const int bucket_threads = msd_bucket_threads<U, V>(job, n, passes, caller_alternates);
+  hp.bucket_capacity = unsigned(bucket_threads) * block_sort_agent<U, V>::items;
   constexpr std::uint64_t chunk = std::uint64_t(K::hist_threads) * K::hist_vectors * (16 / sizeof(U));
   const std::uint64_t hist_grid = std::min<std::uint64_t>((n + chunk - 1) / chunk, std::uint64_t(sms) * resident.histogram);
   K::histogram_kernel<<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
@@ -310,6 +340,13 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   for (int ps = 0; ps < passes.count; ++ps)
     launch_dependent(pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,
                      p, ps, int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
+  if constexpr (std::is_same_v<V, no_value> && sizeof(U) > 1) {
+    if (bucket_threads > 0) {
+      const int top = passes.count - 1;
+      launch_dependent(pdl, onesweep_buckets_kernel<U>, 1u << passes.bits[top], unsigned(bucket_threads),
+                       block_sort_agent<U, V>::smem_bytes(bucket_threads), stream, p, int(passes.bin_offset[top]));
+    }
+  }
 
   // 4. copy to p.result's buffer where the passes that ran ended in the other / identity argsort
   const std::uint64_t fin_grid = std::min<std::uint64_t>((n + 1023) / 1024, std::uint64_t(sms) * 8);

@@ -27,6 +27,10 @@ struct histogram_params {
   control* ctl = nullptr;
   bool byte_digits = false;  ///< the usual plan: pass ps counts byte ps into bins [256 ps, 256 ps + 256)
   bool narrow_ok = false;    ///< the host allows half-width keys between passes (32-bit keys only, end_bit at the top)
+  /// Keys a block sorts whole (onesweep_buckets_kernel), or 0: where every
+  /// bucket of the top pass's digit holds at most this many, that pass alone
+  /// runs and the buckets are sorted block by block (control::msd).
+  unsigned bucket_capacity = 0;
 };
 
 template <class U, int Threads, int Vectors>
@@ -52,6 +56,7 @@ struct histogram_agent {
     unsigned hist[copies * copy_stride];
     typename scan::storage scan_storage;
     bool trivial[max_passes];
+    bool buckets_fit;  ///< (the pass planned last: the top one) every bucket within bucket_capacity
     bool last;
   };
 
@@ -315,13 +320,23 @@ struct histogram_agent {
       unsigned long long c = 0;
       if (int(threadIdx.x) < bins) c = __ldcg(&ctl->counts[off + threadIdx.x]);
       const bool trivial = __syncthreads_or(c == p.n);
+      const bool buckets_fit = __syncthreads_and(c <= p.bucket_capacity);
       const unsigned long long start = scan::exclusive(c, s.scan_storage);
       if (int(threadIdx.x) < bins) ctl->offsets[off + threadIdx.x] = start;
-      if (threadIdx.x == 0) s.trivial[ps] = trivial;
+      if (threadIdx.x == 0) s.trivial[ps] = trivial, s.buckets_fit = buckets_fit;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
       const bool unsorted = __ldcg(&ctl->unsorted) != 0;
+      const int top = p.passes.count - 1;
+      // (a trivial top pass has one bucket of n keys: more than fit)
+      if (unsorted && p.bucket_capacity > 0 && s.buckets_fit) {
+        for (int ps = 0; ps < top; ++ps) ctl->pass_eff[ps] = -1;
+        ctl->pass_eff[top] = 0;
+        ctl->eff_passes = 1;
+        ctl->msd = 1;
+        return;
+      }
       int k = 0;
       for (int ps = 0; ps < p.passes.count; ++ps) ctl->pass_eff[ps] = (unsorted && !s.trivial[ps]) ? k++ : -1;
       ctl->eff_passes = k;

@@ -42,6 +42,33 @@ __global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads) block_sor
   block_sort_agent<U, V>{p, smem}.process();
 }
 
+/// Keys only, where the histogram kernel found every bucket of the top digit
+/// within a block's capacity (control::msd; Stehle & Jacobsen 2017, "A
+/// Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs": an MSD pass, then
+/// each bucket sorted on chip): the top pass alone ran, and block d sorts
+/// bucket d whole, over the bits in which its keys differ, from where that
+/// pass wrote it to the sort's output. One read and one write of the data
+/// instead of a pass for each lower digit.
+template <class U>
+__global__ void __launch_bounds__(block_sort_agent<U, no_value>::max_threads)
+    onesweep_buckets_kernel(const onesweep_params<U, no_value> p, int bin_offset) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  pdl_wait();  // the top pass is done
+  if (!p.ctl->msd) return;
+  const std::uint64_t start = p.ctl->offsets[bin_offset + blockIdx.x], count = p.ctl->counts[bin_offset + blockIdx.x];
+  if (count == 0) return;
+  onesweep_params<U, no_value> q = p;
+  q.keys = pass_buffers<U, no_value>::pick(p, 0, 1).kdst + start;  // the top pass, the one that ran
+  U* out = p.key_out() + start;
+  q.sorted_keys = out == q.keys ? nullptr : out;  // in place where that pass wrote the output
+  q.n = count;
+  if (count == 1) {
+    if (threadIdx.x == 0 && q.sorted_keys) *out = *q.keys;
+    return;
+  }
+  block_sort_agent<U, no_value>{q, smem}.process();
+}
+
 /// Keys only, every bit of 1-byte integer keys in one 8-bit pass: the sorted
 /// keys are the histogram written out (a counting sort), so the pass reads
 /// nothing but the 256 digit starts and writes each key once, where a
@@ -99,6 +126,7 @@ __global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_par
 template <class U, class V>
 __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_params<U, V> p) {
   pdl_wait();  // the last pass is done
+  if (p.ctl->msd) return;  // the buckets kernel wrote the output
   const int k = p.ctl->eff_passes;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   const std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;

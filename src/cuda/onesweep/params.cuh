@@ -33,6 +33,7 @@ struct control {
   unsigned canon_used; ///< some key is a NaN or -0 (the float canonicalisation changes it)
   int eff_passes;      ///< passes that really run (k)
   unsigned narrow;     ///< the passes between the first and the last keep half-width keys (narrow_key_t)
+  unsigned msd;        ///< only the top pass runs, and onesweep_buckets_kernel sorts each of its buckets
   unsigned long long narrow_high;  ///< then: the high half every key shares (bits in place, key 0's)
   unsigned ticket[max_passes];  ///< tile tickets of the e-th pass that runs
   int pass_eff[max_passes];  ///< pass p is the pass_eff[p]-th to run, or -1: skipped
