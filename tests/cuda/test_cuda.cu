@@ -736,49 +736,54 @@ static void block_sort_cases(bool full) {
   }
   t = saved;
 }
-/// Keys of several blocks up to 2^21: one MSD pass, then a block sort of
-/// each bucket of its digit (onesweep_buckets_kernel) where every bucket
-/// fits a block, else every pass; each case with the path on and off, in
-/// place and out of place (check_keys). Buckets fit for random keys up to
-/// 2^20; few unique keys, one crowded bucket and keys in a narrow range
-/// fall back.
+/// 32- and 64-bit keys alone whose top digit has buckets averaging 1024 to
+/// 8192 keys (2^18 to 2^21 with 8-bit digits): one MSD pass, then a block
+/// sort of each bucket (onesweep_buckets_kernel) where every bucket fits a
+/// block, else every pass; each case with the path on and off, in place and
+/// out of place (check_keys). A top pass of fewer bits (bit ranges, digit
+/// widths) has fewer buckets and takes the path at smaller sizes. Few unique
+/// keys, one crowded bucket and keys in a narrow range fall back.
 static void msd_bucket_cases(bool full) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  const std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{8193, 9001, 20000, 70000, 524288, 524289,
-                                                                         1048576, 2097152}
-                                              : std::vector<std::size_t>{9001, 40000};
+  options two;  // 1-bit digits over [3,20): the top pass has two buckets, 2048 to 16384 keys
+  two.begin_bit = 3;
+  two.end_bit = 20;
+  two.digit_bits = 1;
+  options d4;  // 4-bit digits: 16 buckets, 16384 to 131072 keys
+  d4.digit_bits = 4;
   for (int on = 1; on >= (full ? 0 : 1); --on) {
     t.msd_buckets = on != 0;
     const std::string w = on ? " (msd buckets)" : " (every pass)";
-    for (std::size_t n : sizes) {
+    for (std::size_t n : {std::size_t(9001), std::size_t(16384)}) {
+      check_keys(make_keys<std::uint32_t>(n, dist::random, n), two, "u32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
+      check_keys(make_keys<float>(n, dist::random, n + 1), two, "f32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
+    }
+    check_keys(make_keys<std::uint64_t>(40000, dist::random, 3), d4, "u64 digit_bits 4 n=40000" + w);
+    if (!full) continue;
+    for (std::size_t n : {std::size_t(1) << 18, (std::size_t(1) << 18) + 1, std::size_t(300007), std::size_t(1) << 19,
+                          (std::size_t(1) << 19) + 1, std::size_t(1) << 20, std::size_t(1) << 21}) {
       const std::string at = " n=" + std::to_string(n) + w;
       options desc;
       desc.direction = order::descending;
-      for (dist d : {dist::random, dist::few_unique, dist::sorted, dist::all_equal, dist::low16}) {
-        if (!full && d != dist::random) continue;
+      for (dist d : {dist::random, dist::few_unique, dist::sorted, dist::all_equal, dist::low16})
         check_keys(make_keys<std::uint32_t>(n, d, n + 1), {}, std::string("u32 ") + dist_name(d) + at);
-      }
       check_keys(make_keys<std::uint64_t>(n, dist::random, n + 2), desc, "u64 desc" + at);
       check_keys(make_keys<float>(n, dist::random, n + 3), {}, "f32 with -0, NaN, inf" + at);
-      if (!full) continue;
-      check_keys(make_keys<std::uint16_t>(n, dist::random, n + 4), {}, "u16" + at);
       check_keys(make_keys<std::int32_t>(n, dist::random, n + 5), desc, "i32 desc" + at);
       options total;
       total.floats = float_order::total;
       check_keys(make_keys<double>(n, dist::random, n + 6), total, "f64 total order" + at);
       options bits;
       bits.begin_bit = 3;
-      bits.end_bit = 27;  // the top pass has 8 bits: [19, 27)
+      bits.end_bit = 27;  // the top pass: [19, 27), 8 bits
       check_keys(make_keys<std::uint32_t>(n, dist::random, n + 7), bits, "u32 bits [3,27)" + at);
-      bits.end_bit = 20;  // the top pass has 1 bit: two buckets
-      check_keys(make_keys<std::uint32_t>(n, dist::random, n + 8), bits, "u32 bits [3,20)" + at);
       auto crowded = make_keys<std::uint32_t>(n, dist::random, n + 9);
       for (std::size_t i = 0; i < n; i += 2) crowded[i] = (crowded[i] & 0x00FFFFFFu) | 0x7F000000u;  // half in one bucket
       check_keys(crowded, {}, "u32 one crowded bucket" + at);
-      auto tiny = make_keys<std::uint32_t>(n, dist::random, n + 10);
-      for (std::size_t i = 0; i < n; ++i) tiny[i] = (tiny[i] & 0x3F3F3F3Fu) | (std::uint32_t(i % 256) << 24);  // every bucket used
-      check_keys(tiny, desc, "u32 every bucket, desc" + at);
+      auto spread = make_keys<std::uint32_t>(n, dist::random, n + 10);
+      for (std::size_t i = 0; i < n; ++i) spread[i] = (spread[i] & 0x3F3F3F3Fu) | (std::uint32_t(i % 256) << 24);
+      check_keys(spread, desc, "u32 every bucket alike, desc" + at);
     }
   }
   t = saved;

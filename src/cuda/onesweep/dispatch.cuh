@@ -65,7 +65,7 @@ struct onesweep_kernels {
       // as much as the largest block sort the device holds (use_block_sort)
       r.status = cudaFuncSetAttribute(block_sort_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
-      if constexpr (std::is_same_v<V, no_value> && sizeof(U) > 1)
+      if constexpr (std::is_same_v<V, no_value> && sizeof(U) >= 4)
         if (r.status == cudaSuccess)
           r.status = cudaFuncSetAttribute(onesweep_buckets_kernel<U>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
@@ -136,24 +136,30 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
   return !t.force_onesweep && n <= K::pol.small_n && K::single::smem_bytes <= current_device_limits().shared_optin;
 }
 
-/// Keys of several blocks up to 2^21 (256 buckets of a block sort's
-/// capacity): the threads of a block of onesweep_buckets_kernel, should the
-/// histogram kernel find every bucket of the top digit within 16 keys a
-/// thread (256 threads where the buckets average 2048 keys or fewer: two
-/// blocks an SM; else 512), or 0 where that path is not open (values,
-/// 1-byte keys, one pass, the caller's alternates, RADIX_CUDA_MSD=0).
+/// Keys alone, from buckets of the top digit averaging the block sort's
+/// fewest keys (2^18 for 8-bit digits) to buckets of its capacity (2^21):
+/// the threads of a block of onesweep_buckets_kernel, should the histogram
+/// kernel find every bucket within 16 keys a thread (256 threads where they
+/// average 2048 keys or fewer: two blocks an SM; else 512), or 0 where that
+/// path is not open. H100, against every pass (one call, ratios to CUB):
+/// 32- and 64-bit keys 2^18 1.08-1.12x, 2^20 1.06-1.22x; smaller buckets
+/// lost (2^14-2^16 u32 0.86-0.94x), as did 16-bit keys (two passes; 2^20
+/// 0.78x). Not with values, 1- and 2-byte keys, one pass, the caller's
+/// alternates or RADIX_CUDA_MSD=0.
 template <class U, class V>
 inline int msd_bucket_threads(const onesweep_job<U, V>& job, std::uint64_t n, const pass_list& passes,
                               bool caller_alternates) {
   using B = block_sort_agent<U, V>;
-  if constexpr (!std::is_same_v<V, no_value> || sizeof(U) == 1) {
+  if constexpr (!std::is_same_v<V, no_value> || sizeof(U) < 4) {
     return 0;
   } else {
     if (!job.tuning.msd_buckets || job.tuning.force_onesweep || job.mode != sort_mode::keys || caller_alternates ||
-        passes.count < 2 || n <= std::uint64_t(B::capacity))
+        passes.count < 2)
       return 0;
     const std::uint64_t buckets = std::uint64_t(1) << passes.bits[passes.count - 1];
-    if (n > buckets * B::capacity || B::smem_bytes(B::max_threads) > current_device_limits().shared_optin) return 0;
+    if (n < buckets * B::fewest || n > buckets * B::capacity ||
+        B::smem_bytes(B::max_threads) > current_device_limits().shared_optin)
+      return 0;
     return n <= buckets * B::items * 256 / 2 ? 256 : 512;
   }
 }
@@ -340,7 +346,7 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   for (int ps = 0; ps < passes.count; ++ps)
     launch_dependent(pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,
                      p, ps, int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
-  if constexpr (std::is_same_v<V, no_value> && sizeof(U) > 1) {
+  if constexpr (std::is_same_v<V, no_value> && sizeof(U) >= 4) {
     if (bucket_threads > 0) {
       const int top = passes.count - 1;
       launch_dependent(pdl, onesweep_buckets_kernel<U>, 1u << passes.bits[top], unsigned(bucket_threads),
