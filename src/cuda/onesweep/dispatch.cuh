@@ -141,11 +141,10 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
 /// the threads of a block of onesweep_buckets_kernel, should the histogram
 /// kernel find every bucket within 16 keys a thread (256 threads where they
 /// average 2048 keys or fewer: two blocks an SM; else 512), or 0 where that
-/// path is not open. H100, against every pass (one call, ratios to CUB):
-/// 32- and 64-bit keys 2^18 1.08-1.12x, 2^20 1.06-1.22x; smaller buckets
-/// lost (2^14-2^16 u32 0.86-0.94x), as did 16-bit keys (two passes; 2^20
-/// 0.78x). Not with values, 1- and 2-byte keys, one pass, the caller's
-/// alternates or RADIX_CUDA_MSD=0.
+/// path is not open. Not with values, 1- and 2-byte keys, one pass, the
+/// caller's alternates or RADIX_CUDA_MSD=0: smaller buckets lost to every
+/// pass (u32 keys at 2^14-2^16), as did 16-bit keys (two passes; 2^20 lost
+/// a fifth). bench/results/cuda-h100-2026-11-26-msd-buckets.md has the A/B.
 template <class U, class V>
 inline int msd_bucket_threads(const onesweep_job<U, V>& job, std::uint64_t n, const pass_list& passes,
                               bool caller_alternates) {
