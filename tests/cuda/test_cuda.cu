@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -736,48 +737,98 @@ static void block_sort_cases(bool full) {
   }
   t = saved;
 }
+/// Whether a sort of `in` (keys alone, in place) took one MSD pass and a
+/// block sort of each bucket: control::msd, read from the workspace after the
+/// sort (its control block follows the keys' alternate, 256-byte aligned).
+template <class H>
+bool msd_taken(const std::vector<H>& in, const options& o) {
+  const std::size_t n = in.size();
+  dvec<H> d(in);
+  const std::size_t wsb = radix::cuda::sort_keys_workspace_bytes<H>(n, o);
+  dvec<unsigned char> ws(wsb);
+  radix::cuda::sort_keys(d.p, n, ws.p, wsb, 0, o);
+  unsigned msd = 0;
+  const std::size_t at = (n * sizeof(H) + cd::device_alignment - 1) / cd::device_alignment * cd::device_alignment;
+  CU(cudaMemcpy(&msd, ws.p + at + offsetof(cd::control, msd), sizeof msd, cudaMemcpyDeviceToHost));
+  return msd != 0;
+}
+
+/// Random finite floats with a few dozen specials (NaNs of both signs and
+/// payloads, -0, +0, infinities): their buckets stay within a block.
+template <class H>
+std::vector<H> floats_few_specials(std::size_t n, std::uint64_t seed) {
+  using U = std::conditional_t<sizeof(H) == 4, std::uint32_t, std::uint64_t>;
+  const key_desc kd = key_desc_of<H>();
+  const U inf = U(kd.inf_bits), sign = U(U(1) << (kd.bits() - 1));
+  std::vector<H> v(n);
+  std::uint64_t s = seed;
+  for (auto& x : v) {
+    U b = U(splitmix(s));
+    if ((b & inf) == inf) b &= ~U(inf & (inf >> 1));  // not inf or NaN: clear the exponent's high bits
+    std::memcpy(&x, &b, sizeof(H));
+  }
+  const U specials[] = {0, sign, inf, inf | sign, inf | 1, inf | 3 | sign, inf | 5};
+  for (int k = 0; k < 42; ++k) std::memcpy(&v[splitmix(s) % n], &specials[k % 7], sizeof(H));
+  return v;
+}
+
 /// 32- and 64-bit keys alone whose top digit has buckets averaging 1024 to
-/// 8192 keys (2^18 to 2^21 with 8-bit digits): one MSD pass, then a block
-/// sort of each bucket (onesweep_buckets_kernel) where every bucket fits a
-/// block, else every pass; each case with the path on and off, in place and
-/// out of place (check_keys). A top pass of fewer bits (bit ranges, digit
-/// widths) has fewer buckets and takes the path at smaller sizes. Few unique
-/// keys, one crowded bucket and keys in a narrow range fall back.
+/// 6144 keys (2^18 to 1.5 x 2^20 with 8-bit digits): one MSD pass, then a
+/// block sort of each bucket (onesweep_buckets_kernel) where every bucket
+/// fits a block, else every pass; each case with the path on and off, in
+/// place and out of place (check_keys), and msd_taken where the path must
+/// run. A top pass of fewer bits (bit ranges, digit widths) has fewer
+/// buckets and takes the path at smaller sizes. Few unique keys, one
+/// crowded bucket and keys in a narrow range fall back.
 static void msd_bucket_cases(bool full) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  options two;  // 1-bit digits over [3,20): the top pass has two buckets, 2048 to 16384 keys
+  options two;  // 1-bit digits over [3,20): the top pass has two buckets, of about n / 2 keys
   two.begin_bit = 3;
   two.end_bit = 20;
   two.digit_bits = 1;
-  options d4;  // 4-bit digits: 16 buckets, 16384 to 131072 keys
+  options d4;  // 4-bit digits: 16 buckets
   d4.digit_bits = 4;
   for (int on = 1; on >= (full ? 0 : 1); --on) {
     t.msd_buckets = on != 0;
     const std::string w = on ? " (msd buckets)" : " (every pass)";
-    for (std::size_t n : {std::size_t(9001), std::size_t(16384)}) {
-      check_keys(make_keys<std::uint32_t>(n, dist::random, n), two, "u32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
-      check_keys(make_keys<float>(n, dist::random, n + 1), two, "f32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
+    // above one block (10752 keys) and up to 3/4 of 2 x 8192
+    for (std::size_t n : {std::size_t(11000), std::size_t(12288)}) {
+      const auto k32 = make_keys<std::uint32_t>(n, dist::random, n);
+      check_keys(k32, two, "u32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
+      CHECK_MSG(msd_taken(k32, two) == (on != 0), "u32 bits [3,20) 1-bit digits n=%zu: msd path%s", n, w.c_str());
+      check_keys(floats_few_specials<float>(n, n + 1), two, "f32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
     }
-    check_keys(make_keys<std::uint64_t>(40000, dist::random, 3), d4, "u64 digit_bits 4 n=40000" + w);
+    const auto k64 = make_keys<std::uint64_t>(40000, dist::random, 3);
+    check_keys(k64, d4, "u64 digit_bits 4 n=40000" + w);
+    CHECK_MSG(msd_taken(k64, d4) == (on != 0), "u64 digit_bits 4 n=40000: msd path%s", w.c_str());
     if (!full) continue;
-    for (std::size_t n : {std::size_t(1) << 18, (std::size_t(1) << 18) + 1, std::size_t(300007), std::size_t(1) << 19,
-                          (std::size_t(1) << 19) + 1, std::size_t(1) << 20, std::size_t(1) << 21}) {
+    const std::size_t n18 = std::size_t(1) << 18;
+    for (std::size_t n : {n18, n18 + 1, std::size_t(300007), n18 * 2, n18 * 2 + 1, n18 * 4, n18 * 6, n18 * 8}) {
       const std::string at = " n=" + std::to_string(n) + w;
+      const bool open = on && n <= n18 * 6;  // the host's bounds
       options desc;
       desc.direction = order::descending;
       for (dist d : {dist::random, dist::few_unique, dist::sorted, dist::all_equal, dist::low16})
         check_keys(make_keys<std::uint32_t>(n, d, n + 1), {}, std::string("u32 ") + dist_name(d) + at);
+      const auto r32 = make_keys<std::uint32_t>(n, dist::random, n + 1);
+      CHECK_MSG(msd_taken(r32, {}) == open, "u32 random n=%zu: msd path%s", n, w.c_str());
+      CHECK_MSG(!msd_taken(make_keys<std::uint32_t>(n, dist::few_unique, n + 1), {}), "u32 few unique n=%zu: no msd", n);
       check_keys(make_keys<std::uint64_t>(n, dist::random, n + 2), desc, "u64 desc" + at);
-      check_keys(make_keys<float>(n, dist::random, n + 3), {}, "f32 with -0, NaN, inf" + at);
+      const auto f32 = floats_few_specials<float>(n, n + 3);
+      check_keys(f32, {}, "f32 with a few -0, NaN, inf" + at);
+      check_keys(f32, desc, "f32 with a few -0, NaN, inf, desc" + at);
+      CHECK_MSG(msd_taken(f32, {}) == open, "f32 n=%zu: msd path%s", n, w.c_str());
+      check_keys(make_keys<float>(n, dist::random, n + 4), {}, "f32 with many -0, NaN, inf" + at);
       check_keys(make_keys<std::int32_t>(n, dist::random, n + 5), desc, "i32 desc" + at);
       options total;
       total.floats = float_order::total;
-      check_keys(make_keys<double>(n, dist::random, n + 6), total, "f64 total order" + at);
+      check_keys(floats_few_specials<double>(n, n + 6), total, "f64 total order" + at);
+      check_keys(floats_few_specials<double>(n, n + 7), {}, "f64 with a few -0, NaN, inf" + at);
       options bits;
       bits.begin_bit = 3;
       bits.end_bit = 27;  // the top pass: [19, 27), 8 bits
-      check_keys(make_keys<std::uint32_t>(n, dist::random, n + 7), bits, "u32 bits [3,27)" + at);
+      check_keys(make_keys<std::uint32_t>(n, dist::random, n + 8), bits, "u32 bits [3,27)" + at);
       auto crowded = make_keys<std::uint32_t>(n, dist::random, n + 9);
       for (std::size_t i = 0; i < n; i += 2) crowded[i] = (crowded[i] & 0x00FFFFFFu) | 0x7F000000u;  // half in one bucket
       check_keys(crowded, {}, "u32 one crowded bucket" + at);
@@ -785,6 +836,14 @@ static void msd_bucket_cases(bool full) {
       for (std::size_t i = 0; i < n; ++i) spread[i] = (spread[i] & 0x3F3F3F3Fu) | (std::uint32_t(i % 256) << 24);
       check_keys(spread, desc, "u32 every bucket alike, desc" + at);
     }
+    // empty, single, two and twenty-key buckets next to full ones
+    auto uneven = make_keys<std::uint32_t>(n18, dist::random, 11);
+    for (std::size_t i = 0; i < n18; ++i) {
+      const std::uint32_t top = i < 1 ? 0u : i < 3 ? 1u : i < 23 ? 2u : 3u + std::uint32_t(i % 200) * 1u;
+      uneven[i] = (uneven[i] & 0x00FFFFFFu) | (top << 24);
+    }
+    check_keys(uneven, {}, "u32 buckets of 0, 1, 2, 20 and ~1300 keys" + w);
+    CHECK_MSG(msd_taken(uneven, {}) == (on != 0), "u32 uneven buckets: msd path%s", w.c_str());
   }
   t = saved;
 }

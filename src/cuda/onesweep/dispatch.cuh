@@ -137,7 +137,8 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
 }
 
 /// Keys alone, from buckets of the top digit averaging the block sort's
-/// fewest keys (2^18 for 8-bit digits) to buckets of its capacity (2^21):
+/// fewest keys (2^18 for 8-bit digits) to three quarters of its capacity
+/// (1.5 x 2^20):
 /// the threads of a block of onesweep_buckets_kernel, should the histogram
 /// kernel find every bucket within 16 keys a thread (256 threads where they
 /// average 2048 keys or fewer: two blocks an SM; else 512), or 0 where that
@@ -156,7 +157,8 @@ inline int msd_bucket_threads(const onesweep_job<U, V>& job, std::uint64_t n, co
         passes.count < 2)
       return 0;
     const std::uint64_t buckets = std::uint64_t(1) << passes.bits[passes.count - 1];
-    if (n < buckets * B::fewest || n > buckets * B::capacity ||
+    // (nearer the capacity on average, some bucket of random keys is over it: the path is never taken)
+    if (n < buckets * B::fewest || n > buckets * B::capacity / 4 * 3 ||
         B::smem_bytes(B::max_threads) > current_device_limits().shared_optin)
       return 0;
     return n <= buckets * B::items * 256 / 2 ? 256 : 512;
