@@ -764,7 +764,7 @@ std::vector<H> floats_few_specials(std::size_t n, std::uint64_t seed) {
   std::uint64_t s = seed;
   for (auto& x : v) {
     U b = U(splitmix(s));
-    if ((b & inf) == inf) b &= ~U(inf & (inf >> 1));  // not inf or NaN: clear the exponent's high bits
+    while ((b & inf) == inf) b = U(splitmix(s));  // finite, drawn again (a fixed remap would crowd one bucket)
     std::memcpy(&x, &b, sizeof(H));
   }
   const U specials[] = {0, sign, inf, inf | sign, inf | 1, inf | 3 | sign, inf | 5};
