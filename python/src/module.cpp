@@ -194,13 +194,6 @@ NB_MODULE(_core, m) {
 #ifdef RADIX_PYTHON_HAS_CUDA
   m.attr("has_cuda") = true;
   m.def(
-      "cuda_workspace_bytes",
-      [](const request_args& a, int device) {
-        device_scope scope(device);
-        return radix::cuda::workspace_bytes(make(a));
-      },
-      "request"_a, "device"_a);
-  m.def(
       "cuda_sort",
       [](const request_args& a, int device, std::uintptr_t workspace, std::size_t workspace_bytes,
          std::uintptr_t stream) {
