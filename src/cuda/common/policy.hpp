@@ -93,8 +93,12 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// registers), 384 x 20 for 64-bit keys (H100, bench/results/cuda-h100-2026-11-26.md:
 /// u64/u64 pairs 2^27 22.4 -> 16.0 ms, u32/u64 7.39 -> 6.36 ms, against 384 x 16
 /// with each value loaded as its key is staged).
-/// Other values: 32-bit keys 512 x 20 (1- and 2-byte values) or 384 x 16 (16
-/// bytes), at two blocks. 16-bit keys alone: 384 x 36 with the early counts
+/// 16-byte values go late too, in 384 x 12 tiles (at 384 x 16 their 64
+/// registers of values spilled), digits recomputed for 32-bit keys and staged
+/// for 64-bit keys (H100, bench/results/cuda-h100-2026-11-26-pairs16.md: u32
+/// and v128 pairs 2^24 1.55 -> 1.24 ms, u64 3.42 -> 2.87 ms, against 384 x 16
+/// with each value loaded as its key is staged). Other values: 32-bit keys
+/// 512 x 20 (1- and 2-byte values), at two blocks. 16-bit keys alone: 384 x 36 with the early counts
 /// and the digits recomputed (u16 keys 2^28 3.53 -> 2.73 ms against 512 x 16
 /// ranked first), up to 2^22 keys 512 x 16 (sm90_mid_tiles). 8- and 16-bit
 /// keys with 4-byte values: 512 x 16, early counts, late values, digits in
@@ -143,12 +147,19 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
         p.digits = digit_source::recomputed;
         return p;
       }
-      return value_bytes < 4 ? make(512, 20, 2, early, medium, 1) : make(384, 16, 2, early, 0, 1);
+      if (value_bytes == 16) {
+        onesweep_policy p = make(384, 12, 2, early, 0, 1);
+        p.values = value_staging::late;  // through a keys' buffer widened to 16 bytes
+        p.digits = digit_source::recomputed;
+        return p;
+      }
+      return make(512, 20, 2, early, medium, 1);
     }
     default: {
       if (value_bytes == 0) return make(384, 26, 2, early, medium, 2);
-      onesweep_policy p = make(384, value_bytes == 4 ? 24 : value_bytes == 8 ? 20 : 16, 2, early, medium, 1);
-      if (value_bytes == 4 || value_bytes == 8) p.values = value_staging::late;
+      onesweep_policy p = make(384, value_bytes == 4 ? 24 : value_bytes == 8 ? 20 : value_bytes == 16 ? 12 : 16, 2,
+                               early, medium, 1);
+      if (value_bytes >= 4) p.values = value_staging::late;
       return p;
     }
   }
@@ -187,39 +198,33 @@ constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
 /// RADIX_CUDA_ALT_POLICY_BUILD and chosen per process with
 /// RADIX_CUDA_ALT_POLICY=1..3 (run.sh stage altbench). Inputs small enough
 /// for one block, or for the small tiles, still take the default's kernels.
-/// The slots now vary 8-bit keys with 4-byte values, 16-bit keys (keys
-/// only and 4-byte values), 8-byte values of 32- and 64-bit keys, and 32-bit
-/// keys alone or with 4-byte values at every n above one tile (where a slot
-/// also replaces the small tiles);
-/// other rows run the default: {threads, items, blocks per SM, ranking, value
-/// staging, digit source}. The shapes
-/// measured before are in src/cuda/NOTES.md's timeline and git history.
+/// The slots now vary 16-byte values of 32- and 64-bit keys (late, as 4- and
+/// 8-byte values are), and whether 32-bit keys with 4- or 8-byte values stage
+/// their digits (the recomputed ones cost floats more than integers);
+/// 32-bit keys with 4-byte values vary at every n above one tile (a slot
+/// also replaces the small and mid tiles); other rows run the default:
+/// {threads, items, blocks per SM, ranking, value staging, digit source}.
+/// The shapes measured before are in src/cuda/NOTES.md's timeline and git
+/// history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
   struct shape { int threads, items, min_blocks; rank_order ranking; value_staging values; digit_source digits; };
   constexpr auto early = rank_order::count_then_rank;
-  constexpr auto late = value_staging::late, with_keys = value_staging::with_keys;
+  constexpr auto late = value_staging::late;
   constexpr auto staged = digit_source::staged, recomputed = digit_source::recomputed;
-  constexpr auto prefetched = value_staging::prefetched;
-  constexpr shape slots[6][3] = {
-      {{384, 24, 2, early, late, recomputed}, {384, 28, 2, early, late, recomputed},
-       {512, 16, 2, early, late, recomputed}},                                                // 16-bit keys
-      {{384, 24, 2, early, late, recomputed}, {384, 28, 2, early, late, staged},
-       {384, 20, 2, early, late, staged}},                                                    // 32-bit keys, 8-byte values
-      {{384, 20, 2, early, late, staged}, {384, 18, 2, early, late, staged},
-       {384, 22, 2, early, late, staged}},                                                    // 64-bit keys, 8-byte values
-      {{384, 12, 3, early, with_keys, staged}, {384, 16, 3, early, with_keys, staged},
-       {384, 20, 3, early, with_keys, staged}},                                               // 32-bit keys alone, every n
-      {{384, 12, 3, early, prefetched, staged}, {384, 16, 2, early, late, recomputed},
+  constexpr shape slots[4][3] = {
+      {{384, 16, 2, early, late, staged}, {384, 12, 2, early, late, recomputed},
+       {256, 16, 3, early, late, staged}},                                                    // 32-bit keys, 16-byte values
+      {{384, 16, 2, early, late, staged}, {384, 12, 2, early, late, staged},
+       {256, 16, 3, early, late, staged}},                                                    // 64-bit keys, 16-byte values
+      {{384, 24, 2, early, late, staged}, {384, 36, 2, early, late, staged},
        {384, 24, 2, early, late, recomputed}},                                                // 32-bit keys, 4-byte values
-      {{384, 24, 2, early, late, recomputed}, {384, 28, 2, early, late, recomputed},
-       {512, 16, 2, early, late, recomputed}}};                                               // 8-bit keys, 4-byte values
+      {{384, 24, 2, early, late, staged}, {384, 20, 2, early, late, staged},
+       {384, 24, 2, early, late, recomputed}}};                                               // 32-bit keys, 8-byte values
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  const int row = key_bytes == 2 && (value_bytes == 0 || value_bytes == 4) ? 0
-                  : value_bytes == 8 && key_bytes >= 4                    ? (key_bytes == 4 ? 1 : 2)
-                  : key_bytes == 4 && value_bytes == 0                    ? 3
-                  : key_bytes == 4 && value_bytes == 4                    ? 4
-                  : key_bytes == 1 && value_bytes == 4                    ? 5
-                                                                          : -1;
+  const int row = value_bytes == 16 && key_bytes >= 4 ? (key_bytes == 4 ? 0 : 1)
+                  : key_bytes == 4 && value_bytes == 4 ? 2
+                  : key_bytes == 4 && value_bytes == 8 ? 3
+                                                       : -1;
   if (row < 0) return p;
   const shape sh = slots[row][which - 1];
   p.threads = sh.threads, p.items = sh.items, p.min_blocks = sh.min_blocks, p.ranking = sh.ranking;
