@@ -737,9 +737,21 @@ static void block_sort_cases(bool full) {
   }
   t = saved;
 }
-/// Whether a sort of `in` (keys alone, in place) took one MSD pass and a
-/// block sort of each bucket: control::msd, read from the workspace after the
-/// sort (its control block follows the keys' alternate, 256-byte aligned).
+/// Whether a sort took one MSD pass and a block sort of each bucket:
+/// control::msd, read from the workspace after the sort. Onesweep's
+/// workspace holds the key alternate (two for argsort), the value alternate
+/// (pairs, argsort), then the control block, each on a 256-byte boundary,
+/// and cudaMalloc's base is on one.
+static bool msd_flag(const unsigned char* ws, std::size_t control_at) {
+  unsigned msd = 0;
+  CU(cudaMemcpy(&msd, ws + control_at + offsetof(cd::control, msd), sizeof msd, cudaMemcpyDeviceToHost));
+  return msd != 0;
+}
+static std::size_t ws_slice(std::size_t bytes) {
+  return (bytes + cd::device_alignment - 1) / cd::device_alignment * cd::device_alignment;
+}
+
+/// Keys alone, in place.
 template <class H>
 bool msd_taken(const std::vector<H>& in, const options& o) {
   const std::size_t n = in.size();
@@ -747,10 +759,33 @@ bool msd_taken(const std::vector<H>& in, const options& o) {
   const std::size_t wsb = radix::cuda::sort_keys_workspace_bytes<H>(n, o);
   dvec<unsigned char> ws(wsb);
   radix::cuda::sort_keys(d.p, n, ws.p, wsb, 0, o);
-  unsigned msd = 0;
-  const std::size_t at = (n * sizeof(H) + cd::device_alignment - 1) / cd::device_alignment * cd::device_alignment;
-  CU(cudaMemcpy(&msd, ws.p + at + offsetof(cd::control, msd), sizeof msd, cudaMemcpyDeviceToHost));
-  return msd != 0;
+  return msd_flag(ws.p, ws_slice(n * sizeof(H)));
+}
+
+/// Pairs with VB-byte values.
+template <class H, std::size_t VB>
+bool msd_taken_pairs(const std::vector<H>& in, const options& o) {
+  const std::size_t n = in.size();
+  dvec<H> dk(in);
+  dvec<blob<VB>> dv(n);
+  const std::size_t wsb = radix::cuda::sort_pairs_workspace_bytes<H, blob<VB>>(n, o);
+  dvec<unsigned char> ws(wsb);
+  radix::cuda::sort_pairs(dk.p, dv.p, n, ws.p, wsb, 0, o);
+  return msd_flag(ws.p, ws_slice(n * sizeof(H)) + ws_slice(n * VB));
+}
+
+/// Argsort into indices I (8-byte ones of 2^20 keys or more carry 4-byte
+/// ones: the argsort's workspace comes first in that route's).
+template <class H, class I>
+bool msd_taken_argsort(const std::vector<H>& in, const options& o) {
+  const std::size_t n = in.size();
+  dvec<H> dk(in);
+  dvec<I> di(n);
+  const std::size_t wsb = radix::cuda::argsort_workspace_bytes<H, I>(n, o);
+  dvec<unsigned char> ws(wsb);
+  radix::cuda::argsort(static_cast<const H*>(dk.p), di.p, n, ws.p, wsb, 0, o);
+  const std::size_t carried = sizeof(I) == 8 && n >= (std::size_t(1) << 20) ? 4 : sizeof(I);
+  return msd_flag(ws.p, 2 * ws_slice(n * sizeof(H)) + ws_slice(n * carried));
 }
 
 /// Random finite floats with a few dozen specials (NaNs of both signs and
@@ -772,12 +807,13 @@ std::vector<H> floats_few_specials(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
-/// 32- and 64-bit keys alone whose top digit has buckets averaging 1024 to
-/// 6144 keys (2^18 to 1.5 x 2^20 with 8-bit digits): one MSD pass, then a
-/// block sort of each bucket (onesweep_buckets_kernel) where every bucket
-/// fits a block, else every pass; each case with the path on and off, in
-/// place and out of place (check_keys), and msd_taken where the path must
-/// run. A top pass of fewer bits (bit ranges, digit widths) has fewer
+/// 32- and 64-bit keys, alone, with 4- and 8-byte values and argsort, whose
+/// top digit has buckets averaging 1024 to 6144 keys (2^18 to 1.5 x 2^20 with
+/// 8-bit digits): one MSD pass, then a block sort of each bucket
+/// (onesweep_buckets_kernel) where every bucket fits a block, else every
+/// pass; each case with the path on and off, keys in place and out of place
+/// (check_keys), argsort with and without the sorted keys (check_argsort),
+/// and msd_taken where the path must run. A top pass of fewer bits (bit ranges, digit widths) has fewer
 /// buckets and takes the path at smaller sizes. Few unique keys, one
 /// crowded bucket and keys in a narrow range fall back.
 static void msd_bucket_cases(bool full) {
@@ -798,10 +834,17 @@ static void msd_bucket_cases(bool full) {
       check_keys(k32, two, "u32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
       CHECK_MSG(msd_taken(k32, two) == (on != 0), "u32 bits [3,20) 1-bit digits n=%zu: msd path%s", n, w.c_str());
       check_keys(floats_few_specials<float>(n, n + 1), two, "f32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
+      check_pairs<std::uint32_t, 4>(k32, two, "u32/u32 bits [3,20) 1-bit digits" + w);
+      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(k32, two)) == (on != 0), "u32/u32 n=%zu: msd path%s", n, w.c_str());
+      check_argsort<std::uint32_t, std::uint32_t>(k32, two, "argsort u32 bits [3,20) 1-bit digits" + w);
+      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(k32, two)) == (on != 0), "argsort u32 n=%zu: msd path%s",
+                n, w.c_str());
     }
     const auto k64 = make_keys<std::uint64_t>(40000, dist::random, 3);
     check_keys(k64, d4, "u64 digit_bits 4 n=40000" + w);
     CHECK_MSG(msd_taken(k64, d4) == (on != 0), "u64 digit_bits 4 n=40000: msd path%s", w.c_str());
+    check_pairs<std::uint64_t, 8>(k64, d4, "u64/u64 digit_bits 4 n=40000" + w);
+    CHECK_MSG((msd_taken_pairs<std::uint64_t, 8>(k64, d4)) == (on != 0), "u64/u64 n=40000: msd path%s", w.c_str());
     if (!full) continue;
     const std::size_t n18 = std::size_t(1) << 18;
     for (std::size_t n : {n18, n18 + 1, std::size_t(300007), n18 * 2, n18 * 2 + 1, n18 * 4, n18 * 6, n18 * 8}) {
@@ -829,6 +872,22 @@ static void msd_bucket_cases(bool full) {
       bits.begin_bit = 3;
       bits.end_bit = 27;  // the top pass: [19, 27), 8 bits
       check_keys(make_keys<std::uint32_t>(n, dist::random, n + 8), bits, "u32 bits [3,27)" + at);
+      // pairs and argsort
+      check_pairs<std::uint32_t, 4>(r32, {}, "u32/u32" + at);
+      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(r32, {})) == open, "u32/u32 n=%zu: msd path%s", n, w.c_str());
+      check_pairs<float, 4>(f32, desc, "f32/u32 with a few -0, NaN, inf, desc" + at);
+      check_pairs<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::random, n + 11), {}, "u64/u64" + at);
+      check_pairs<std::uint32_t, 8>(make_keys<std::uint32_t>(n, dist::few_unique, n + 12), {}, "u32/u64 few unique" + at);
+      check_pairs<std::uint32_t, 16>(r32, desc, "u32/16 bytes desc (no msd path)" + at);
+      check_argsort<std::uint32_t, std::uint32_t>(r32, desc, "argsort u32 desc" + at);
+      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(r32, {})) == open, "argsort u32 n=%zu: msd path%s", n,
+                w.c_str());
+      check_argsort<float, std::uint64_t>(f32, {}, "argsort f32 with a few -0, NaN, inf, 8-byte indices" + at);
+      CHECK_MSG((msd_taken_argsort<float, std::uint64_t>(f32, {})) == open, "argsort f32 8-byte indices n=%zu: msd path%s",
+                n, w.c_str());
+      check_argsort<double, std::uint32_t>(floats_few_specials<double>(n, n + 13), bits, "argsort f64 bits [3,27)" + at);
+      check_argsort<std::int32_t, std::uint32_t>(make_keys<std::int32_t>(n, dist::sorted, n + 14), {},
+                                                 "argsort i32 sorted" + at);
       auto crowded = make_keys<std::uint32_t>(n, dist::random, n + 9);
       for (std::size_t i = 0; i < n; i += 2) crowded[i] = (crowded[i] & 0x00FFFFFFu) | 0x7F000000u;  // half in one bucket
       check_keys(crowded, {}, "u32 one crowded bucket" + at);
@@ -844,6 +903,8 @@ static void msd_bucket_cases(bool full) {
     }
     check_keys(uneven, {}, "u32 buckets of 0, 1, 2, 20 and ~1300 keys" + w);
     CHECK_MSG(msd_taken(uneven, {}) == (on != 0), "u32 uneven buckets: msd path%s", w.c_str());
+    check_pairs<std::uint32_t, 4>(uneven, {}, "u32/u32 buckets of 0, 1, 2, 20 and ~1300 keys" + w);
+    check_argsort<std::uint32_t, std::uint64_t>(uneven, {}, "argsort u32 buckets of 0, 1, 2, 20 and ~1300 keys" + w);
   }
   t = saved;
 }

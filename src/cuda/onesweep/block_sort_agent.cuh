@@ -36,6 +36,31 @@
 
 namespace radix::cuda_detail {
 
+/// What one block sort reads and writes: the whole input of a small sort
+/// (whole()), or one bucket of the MSD pass (onesweep_buckets_kernel).
+template <class U, class V>
+struct block_sort_io {
+  const U* kin = nullptr;
+  U* kout = nullptr;          ///< the sorted keys (nullptr: an argsort that does not want them); may be kin
+  const V* vin = nullptr;     ///< values (nullptr: generate the indices, argsort); may be vout
+  V* vout = nullptr;
+  std::uint64_t* vwide = nullptr;  ///< 4-byte indices written 8 bytes wide here instead of to vout
+  int n = 0;
+
+  __device__ static block_sort_io whole(const onesweep_params<U, V>& p) {
+    block_sort_io io;
+    io.kin = p.keys;
+    io.kout = p.key_out();
+    io.n = int(p.n);
+    if constexpr (!std::is_same_v<V, no_value>) {
+      io.vin = p.mode == sort_mode::argsort ? nullptr : p.values;
+      io.vout = p.values;
+      io.vwide = p.wide_values;
+    }
+    return io;
+  }
+};
+
 template <class U, class V>
 struct block_sort_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
@@ -59,6 +84,10 @@ struct block_sort_agent {
   struct header {
     unsigned warp_sums[max_threads / 32 + 1];  ///< block scan: warp totals, then the block's total last
     unsigned long long varying;               ///< OR of every key's (ordered ^ first key's ordered)
+    /// The outputs, kept here rather than in registers through the passes
+    /// (a bucket's pointers are computed, not kernel parameters: held in
+    /// registers, they spilled).
+    block_sort_io<U, V> io;
   };
 
   /// Exchange slots: one padding slot every 32, so that a thread's run of
@@ -99,7 +128,8 @@ struct block_sort_agent {
   /// keys as 64 threads x 16 took 19 us on an H100, CUB's 256 x 19 11 us).
   static constexpr int threads_for(std::uint64_t n) { return n <= std::uint64_t(items) * 256 ? 256 : 512; }
 
-  const onesweep_params<U, V>& p;
+  const onesweep_params<U, V>& p;  ///< the codec and the bit range
+  const block_sort_io<U, V> io;    ///< read by stage_input; the outputs are read from hdr().io
   unsigned char* smem;
   int n = 0, threads = 0, tid = 0, per = 0;  ///< per: keys a thread holds (the last ones fewer)
 
@@ -122,10 +152,11 @@ struct block_sort_agent {
   };
 
   __device__ void process() {
-    n = int(p.n);
+    n = io.n;
     threads = int(blockDim.x);
     tid = int(threadIdx.x);
     per = (n + threads - 1) / threads;
+    if (tid == 0) hdr().io = io;
     stage_input();
     __syncthreads();
     run r;
@@ -148,15 +179,15 @@ struct block_sort_agent {
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const int j = i * threads + tid;
-      if (j < n) xk[pad(j)] = slot_t(ld_nc(p.keys + j));
+      if (j < n) xk[pad(j)] = slot_t(ld_nc(io.kin + j));
     }
     if constexpr (has_values) {
-      if (p.mode != sort_mode::argsort) {
+      if (io.vin) {
         V* v = values();
 #pragma unroll
         for (int i = 0; i < items; ++i) {
           const int j = i * threads + tid;
-          if (j < n) v[j] = ld_nc(p.values + j);
+          if (j < n) v[j] = ld_nc(io.vin + j);
         }
       }
     }
@@ -210,18 +241,27 @@ struct block_sort_agent {
     return __syncthreads_or(unsorted) != 0;
   }
 
-  /// In order already: only argsort (the identity, and the keys where asked)
-  /// and keys out of place (a copy) write.
+  /// In order already: what is not where it belongs is copied (keys out of
+  /// place, an argsort's keys, a bucket's keys and values from the MSD pass's
+  /// alternates), an argsort's indices are the identity.
   __device__ __forceinline__ void write_sorted_input() const {
-    if (p.out_of_place())
-      for (int j = tid; j < n; j += threads) p.sorted_keys[j] = U(xkeys()[pad(j)]);
+    const block_sort_io<U, V>& out = hdr().io;
+    if (out.kout && out.kout != out.kin)
+      for (int j = tid; j < n; j += threads) out.kout[j] = U(xkeys()[pad(j)]);
     if constexpr (has_values) {
-      if (p.mode == sort_mode::argsort)
-        for (int j = tid; j < n; j += threads) {
-          p.values[j] = index_value<V>(j);
-          if (p.sorted_keys) p.sorted_keys[j] = U(xkeys()[pad(j)]);
-        }
+      if (!out.vin || out.vwide || out.vout != out.vin)
+        for (int j = tid; j < n; j += threads) put_value(out, j, out.vin ? values()[j] : index_value<V>(j));
     }
+  }
+
+  /// Value j of the output (4-byte indices written 8 bytes wide where asked).
+  __device__ __forceinline__ static void put_value(const block_sort_io<U, V>& out, int j, V v) {
+    if constexpr (std::is_same_v<V, std::uint32_t>)
+      if (out.vwide) {
+        out.vwide[j] = v;
+        return;
+      }
+    out.vout[j] = v;
   }
 
   template <core::key_form F>
@@ -376,16 +416,16 @@ struct block_sort_agent {
   /// The sorted keys from the exchange buffer, written home coalesced;
   /// values follow their origins (argsort: the origins are the output).
   __device__ __forceinline__ void store_output() const {
-    U* out = p.key_out();
+    const block_sort_io<U, V>& out = hdr().io;
     const slot_t* xk = xkeys();
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const int j = i * threads + tid;
       if (j >= n) continue;
-      if (out) out[j] = U(xk[pad(j)]);
+      if (out.kout) out.kout[j] = U(xk[pad(j)]);
       if constexpr (has_values) {
         const unsigned o = xorigins()[pad(j)];
-        p.values[j] = p.mode == sort_mode::argsort ? index_value<V>(o) : values()[o];
+        put_value(out, j, out.vin ? values()[o] : index_value<V>(o));
       }
     }
   }

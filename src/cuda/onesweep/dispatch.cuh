@@ -18,6 +18,12 @@ namespace radix::cuda_detail {
 /// the policy's own above; Alt = 1..3 are the A/B slots.
 constexpr int small_tier = -1, mid_tier = -2;
 
+/// The MSD buckets path (onesweep_buckets_kernel): 32- and 64-bit keys,
+/// alone or with 4- or 8-byte values (argsort indices among them).
+template <class U, class V>
+constexpr bool msd_buckets_compiled =
+    sizeof(U) >= 4 && (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>);
+
 template <class U, class V, int Alt = 0>
 struct onesweep_kernels {
   static constexpr int value_bytes = std::is_same_v<V, no_value> ? 0 : int(sizeof(V));
@@ -65,9 +71,9 @@ struct onesweep_kernels {
       // as much as the largest block sort the device holds (use_block_sort)
       r.status = cudaFuncSetAttribute(block_sort_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
-      if constexpr (std::is_same_v<V, no_value> && sizeof(U) >= 4)
+      if constexpr (msd_buckets_compiled<U, V>)
         if (r.status == cudaSuccess)
-          r.status = cudaFuncSetAttribute(onesweep_buckets_kernel<U>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+          r.status = cudaFuncSetAttribute(onesweep_buckets_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
       if (r.status != cudaSuccess || scatter::smem_bytes > optin) return r;  // reported below, each time
       r.status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -136,26 +142,25 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
   return !t.force_onesweep && n <= K::pol.small_n && K::single::smem_bytes <= current_device_limits().shared_optin;
 }
 
-/// Keys alone, from buckets of the top digit averaging the block sort's
-/// fewest keys (2^18 for 8-bit digits) to three quarters of its capacity
-/// (1.5 x 2^20):
+/// Keys alone, pairs and argsort, from buckets of the top digit averaging
+/// the block sort's fewest keys (2^18 for 8-bit digits) to three quarters of
+/// its capacity (1.5 x 2^20):
 /// the threads of a block of onesweep_buckets_kernel, should the histogram
 /// kernel find every bucket within 16 keys a thread (256 threads where they
 /// average 2048 keys or fewer: two blocks an SM; else 512), or 0 where that
-/// path is not open. Not with values, 1- and 2-byte keys, one pass, the
-/// caller's alternates or RADIX_CUDA_MSD=0: smaller buckets lost to every
-/// pass (u32 keys at 2^14-2^16), as did 16-bit keys (two passes; 2^20 lost
-/// a fifth). bench/results/cuda-h100-2026-11-26-msd-buckets.md has the A/B.
+/// path is not open. Not with values of other widths, 1- and 2-byte keys,
+/// one pass, the caller's alternates or RADIX_CUDA_MSD=0: smaller buckets
+/// lost to every pass (u32 keys at 2^14-2^16), as did 16-bit keys (two
+/// passes; 2^20 lost a fifth). bench/results/cuda-h100-2026-11-26-msd-buckets.md
+/// has the A/B.
 template <class U, class V>
 inline int msd_bucket_threads(const onesweep_job<U, V>& job, std::uint64_t n, const pass_list& passes,
                               bool caller_alternates) {
   using B = block_sort_agent<U, V>;
-  if constexpr (!std::is_same_v<V, no_value> || sizeof(U) < 4) {
+  if constexpr (!msd_buckets_compiled<U, V>) {
     return 0;
   } else {
-    if (!job.tuning.msd_buckets || job.tuning.force_onesweep || job.mode != sort_mode::keys || caller_alternates ||
-        passes.count < 2)
-      return 0;
+    if (!job.tuning.msd_buckets || job.tuning.force_onesweep || caller_alternates || passes.count < 2) return 0;
     const std::uint64_t buckets = std::uint64_t(1) << passes.bits[passes.count - 1];
     // (nearer the capacity on average, some bucket of random keys is over it: the path is never taken)
     if (n < buckets * B::fewest || n > buckets * B::capacity / 4 * 3 ||
@@ -273,9 +278,9 @@ int onesweep_run(const onesweep_job<U, V>& job) {
       single_tile_kernel<U, V, S::threads, S::items><<<1, S::threads, S::single::smem_bytes, stream>>>(p, passes);
       RADIX_CUDA_CHECK_LAUNCH("radix single_tile_kernel");
     }
-    // (the one-block kernels write 4-byte indices as they are)
+    // (the single-tile kernel writes 4-byte indices as they are; the block sort widens them)
     if constexpr (std::is_same_v<V, std::uint32_t>)
-      if (p.wide_values) widen_indices(p.wide_values, job.values, n, stream);
+      if (p.wide_values && !use_block_sort<U, V>(n, job.tuning)) widen_indices(p.wide_values, job.values, n, stream);
     return 0;  // in place
   }
 
@@ -345,10 +350,10 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   for (int ps = 0; ps < passes.count; ++ps)
     launch_dependent(pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,
                      p, ps, int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
-  if constexpr (std::is_same_v<V, no_value> && sizeof(U) >= 4) {
+  if constexpr (msd_buckets_compiled<U, V>) {
     if (bucket_threads > 0) {
       const int top = passes.count - 1;
-      launch_dependent(pdl, onesweep_buckets_kernel<U>, 1u << passes.bits[top], unsigned(bucket_threads),
+      launch_dependent(pdl, onesweep_buckets_kernel<U, V>, 1u << passes.bits[top], unsigned(bucket_threads),
                        block_sort_agent<U, V>::smem_bytes(bucket_threads), stream, p, int(passes.bin_offset[top]));
     }
   }

@@ -39,34 +39,37 @@ __global__ void __launch_bounds__(Threads) single_tile_kernel(const onesweep_par
 template <class U, class V>
 __global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads) block_sort_kernel(const onesweep_params<U, V> p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  block_sort_agent<U, V>{p, smem}.process();
+  block_sort_agent<U, V>{p, block_sort_io<U, V>::whole(p), smem}.process();
 }
 
-/// Keys only, where the histogram kernel found every bucket of the top digit
-/// within a block's capacity (control::msd; Stehle & Jacobsen 2017, "A
-/// Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs": an MSD pass, then
-/// each bucket sorted on chip): the top pass alone ran, and block d sorts
-/// bucket d whole, over the bits in which its keys differ, from where that
-/// pass wrote it to the sort's output. One read and one write of the data
-/// instead of a pass for each lower digit.
-template <class U>
-__global__ void __launch_bounds__(block_sort_agent<U, no_value>::max_threads)
-    onesweep_buckets_kernel(const onesweep_params<U, no_value> p, int bin_offset) {
+/// Where the histogram kernel found every bucket of the top digit within a
+/// block's capacity (control::msd; Stehle & Jacobsen 2017, "A Memory
+/// Bandwidth-Efficient Hybrid Radix Sort on GPUs": an MSD pass, then each
+/// bucket sorted on chip): the top pass alone ran, and block d sorts bucket d
+/// whole, over the bits in which its keys differ, from where that pass wrote
+/// it to the sort's output. One read and one write of the data instead of a
+/// pass for each lower digit. Values come from the top pass's alternate; an
+/// argsort's indices, global ones from the top pass, are permuted in place
+/// (or written 8 bytes wide).
+template <class U, class V>
+__global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads)
+    onesweep_buckets_kernel(const onesweep_params<U, V> p, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
   pdl_wait();  // the top pass is done
   if (!p.ctl->msd) return;
   const std::uint64_t start = p.ctl->offsets[bin_offset + blockIdx.x], count = p.ctl->counts[bin_offset + blockIdx.x];
   if (count == 0) return;
-  onesweep_params<U, no_value> q = p;
-  q.keys = pass_buffers<U, no_value>::pick(p, 0, 1).kdst + start;  // the top pass, the one that ran
-  U* out = p.key_out() + start;
-  q.sorted_keys = out == q.keys ? nullptr : out;  // in place where that pass wrote the output
-  q.n = count;
-  if (count == 1) {
-    if (threadIdx.x == 0 && q.sorted_keys) *out = *q.keys;
-    return;
+  const auto top = pass_buffers<U, V>::pick(p, 0, 1, true);  // the top pass, the one that ran
+  block_sort_io<U, V> io;
+  io.kin = top.kdst + start;
+  io.kout = p.key_out() ? p.key_out() + start : nullptr;  // in place where that pass wrote the output
+  io.n = int(count);
+  if constexpr (!std::is_same_v<V, no_value>) {
+    io.vin = top.vdst + start;  // (an argsort's indices: in p.values already)
+    io.vout = p.values + start;
+    io.vwide = p.wide_values ? p.wide_values + start : nullptr;
   }
-  block_sort_agent<U, no_value>{q, smem}.process();
+  block_sort_agent<U, V>{p, io, smem}.process();
 }
 
 /// Keys only, every bit of 1-byte integer keys in one 8-bit pass: the sorted

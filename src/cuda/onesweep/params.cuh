@@ -113,8 +113,19 @@ struct pass_buffers {
   V* vdst;
   std::uint64_t* vwide;  ///< an argsort's last pass that widens its indices: they go here, not to vdst
 
-  __device__ __forceinline__ static pass_buffers pick(const onesweep_params<U, V>& p, int e, int k) {
+  /// msd (control::msd: the top pass alone runs, and onesweep_buckets_kernel
+  /// reads its buckets): an argsort's top pass then writes its keys to an
+  /// alternate (sorted_keys may be null) and its indices 4 bytes wide.
+  __device__ __forceinline__ static pass_buffers pick(const onesweep_params<U, V>& p, int e, int k, bool msd = false) {
     pass_buffers b{};
+    if (msd && p.mode == sort_mode::argsort) {
+      b.ksrc = p.keys;
+      b.kdst = p.key_alt[0];
+      b.vsrc = nullptr;
+      b.vdst = p.values;
+      b.vwide = nullptr;
+      return b;
+    }
     if (p.out_of_place()) {
       auto dst = [&](int pass) { return ((k - 1 - pass) & 1) == 0 ? p.sorted_keys : p.key_alt[0]; };
       b.ksrc = e == 0 ? p.keys : dst(e - 1);

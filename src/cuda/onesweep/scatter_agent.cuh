@@ -180,7 +180,7 @@ struct scatter_agent {
     const int e = ctl->pass_eff[pass];  // written by an earlier kernel
     if (e < 0) return;
     const int k = ctl->eff_passes;
-    const auto buf = pass_buffers<U, V>::pick(p, e, k);
+    const auto buf = pass_buffers<U, V>::pick(p, e, k, has_values && ctl->msd);
     const unsigned first_seq = unsigned(e) * p.num_tiles;
     storage& s = st();
     if (threadIdx.x == helper) {
