@@ -834,10 +834,18 @@ static void msd_bucket_cases(bool full) {
       check_keys(k32, two, "u32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
       CHECK_MSG(msd_taken(k32, two) == (on != 0), "u32 bits [3,20) 1-bit digits n=%zu: msd path%s", n, w.c_str());
       check_keys(floats_few_specials<float>(n, n + 1), two, "f32 bits [3,20) 1-bit digits n=" + std::to_string(n) + w);
-      check_pairs<std::uint32_t, 4>(k32, two, "u32/u32 bits [3,20) 1-bit digits" + w);
-      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(k32, two)) == (on != 0), "u32/u32 n=%zu: msd path%s", n, w.c_str());
-      check_argsort<std::uint32_t, std::uint32_t>(k32, two, "argsort u32 bits [3,20) 1-bit digits" + w);
-      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(k32, two)) == (on != 0), "argsort u32 n=%zu: msd path%s",
+    }
+    // pairs and argsort: above their one-block sizes (13824 for 32-bit keys with 4-byte values)
+    options quad;  // 2-bit digits over [4,20): the top pass has four buckets
+    quad.begin_bit = 4;
+    quad.end_bit = 20;
+    quad.digit_bits = 2;
+    for (std::size_t n : {std::size_t(16000), std::size_t(20000)}) {
+      const auto k32 = make_keys<std::uint32_t>(n, dist::random, n + 2);
+      check_pairs<std::uint32_t, 4>(k32, quad, "u32/u32 bits [4,20) 2-bit digits n=" + std::to_string(n) + w);
+      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(k32, quad)) == (on != 0), "u32/u32 n=%zu: msd path%s", n, w.c_str());
+      check_argsort<std::uint32_t, std::uint32_t>(k32, quad, "argsort u32 bits [4,20) 2-bit digits n=" + std::to_string(n) + w);
+      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(k32, quad)) == (on != 0), "argsort u32 n=%zu: msd path%s",
                 n, w.c_str());
     }
     const auto k64 = make_keys<std::uint64_t>(40000, dist::random, 3);
