@@ -239,6 +239,33 @@ TEST_CASE(segments_warp_route_limits, true) {
   t = saved;
 }
 
+/// The block routes (1025 to 8192 keys a segment): the block sort, and with
+/// RADIX_CUDA_BLOCK_SORT's switch off the single-tile agent; uniform rows
+/// and offsets, keys of every width, values, argsort, descending and a bit
+/// range.
+TEST_CASE(segments_block_routes, true) {
+  auto& t = radix::cuda_detail::tuning_override();
+  const radix::cuda_detail::onesweep_tuning saved = t;
+  options desc;
+  desc.direction = order::descending;
+  options bits;
+  bits.begin_bit = 3;
+  bits.end_bit = 19;
+  const std::vector<std::uint64_t> l = {1025, 0, 4096, 1, 4097, 2000, 8192, 5000, 1500, 33};
+  for (bool block_sort : {true, false}) {
+    t.block_sort = block_sort;
+    const std::string w = block_sort ? " (block sort)" : " (single tile)";
+    check_batch<std::uint32_t>(l, false, {}, 61, "u32 offsets" + w);
+    check_batch<float, std::uint32_t>(l, false, desc, 62, "f32/u32 offsets descending" + w);
+    check_batch<std::uint64_t, std::uint64_t, std::uint64_t>(l, false, bits, 63, "u64/u64 bits [3, 19)" + w);
+    check_batch<std::uint16_t, std::uint16_t>(std::vector<std::uint64_t>(20, 3000), true, desc, 64,
+                                              "u16/u16 uniform 3000 descending" + w);
+    check_batch<std::int32_t, std::uint64_t>(std::vector<std::uint64_t>(12, 8192), true, {}, 65, "i32/u64 uniform 8192" + w);
+    check_batch<std::uint8_t>(std::vector<std::uint64_t>(9, 5000), true, {}, 66, "u8 uniform 5000" + w);
+  }
+  t = saved;
+}
+
 TEST_CASE(segments_graph_capture, true) {
   cudaStream_t s;
   CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -111,10 +111,29 @@ inline void need_shared(std::size_t bytes, const char* what) {
                              std::to_string(current_device_limits().shared_optin));
 }
 
+/// A block route: segments of more than block_sort_agent::fewest keys take
+/// the block sort (block_sort_segments_kernel) where onesweep_tuning's
+/// block_sort allows (RADIX_CUDA_BLOCK_SORT=0: not) and the device holds its
+/// shared memory; the others the single-tile agent.
 template <class U, class V, int Threads, int Items>
 void launch_block_route(const onesweep_params<U, V>& p, const pass_list& passes, const segment_reader& r,
-                        const std::uint32_t* list, const unsigned* list_count, std::uint64_t most, cudaStream_t s) {
+                        const std::uint32_t* list, const unsigned* list_count, std::uint64_t most,
+                        const onesweep_tuning& t, cudaStream_t s) {
   using agent = single_tile_agent<U, V, Threads, Items>;
+  using sorter = block_sort_agent<U, V>;
+  constexpr bool block_sort_shape = std::uint64_t(Threads) * Items > std::uint64_t(sorter::fewest) &&
+                                    Items == sorter::items && (Threads == 256 || Threads == 512);
+  if constexpr (block_sort_shape) {
+    if (t.block_sort && sorter::smem_bytes(Threads) <= current_device_limits().shared_optin) {
+      if (most == 0) return;
+      constexpr auto kernel = block_sort_segments_kernel<U, V, Threads>;
+      const unsigned resident = resident_blocks<kernel, Threads, sorter::smem_bytes(Threads)>();
+      const unsigned grid = unsigned(std::min<std::uint64_t>(most, resident));
+      kernel<<<grid, Threads, sorter::smem_bytes(Threads), s>>>(p, r, list, list_count);
+      RADIX_CUDA_CHECK_LAUNCH("radix block_sort_segments_kernel");
+      return;
+    }
+  }
   need_shared(agent::smem_bytes, "block route");
   if (most == 0) return;
   const unsigned resident =
@@ -295,17 +314,18 @@ void segmented_sort(const segmented_job<U, V>& job) {
       }
     };
 
+    const onesweep_tuning& t = job.tuning;
     if (segs.layout == segment_layout::uniform) {
       const std::uint64_t L = segs.length;
       if (L <= T::tiny) return launch_tiny_uniform<U, V>(sp, r, L, s);
       if (L <= warp_cap)  // slices as long as the rows (whole rounds of 32), not the route's longest
         return launch_warp_route<U, V>(sp, passes, r, nullptr, nullptr, unsigned((L + 31) / 32 * 32), r.count, s);
       if (L <= T::small_tile)
-        return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count, s);
+        return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count, t, s);
       if (L <= T::mid_tile)
-        return launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, nullptr, nullptr, r.count, s);
+        return launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, nullptr, nullptr, r.count, t, s);
       if (L <= T::large_tile)
-        return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count, s);
+        return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count, t, s);
       if (w.onesweep < 0)
         return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + 5, key_alt0, key_alt1, value_alt,
                                        r.count, s);
@@ -340,11 +360,11 @@ void segmented_sort(const segmented_job<U, V>& job) {
       return warp_cap >= longest ? 0 : std::min(r.count, n / (std::max<std::uint64_t>(shorter, warp_cap) + 1));
     };
     launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, bins.block[0], counts + 0,
-                                                               most_above(T::tiny, T::small_tile), s);
+                                                               most_above(T::tiny, T::small_tile), t, s);
     launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, bins.block[1], counts + 1,
-                                                           most_above(T::small_tile, T::mid_tile), s);
+                                                           most_above(T::small_tile, T::mid_tile), t, s);
     launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, bins.block[2], counts + 2,
-                                                               most_above(T::mid_tile, T::large_tile), s);
+                                                               most_above(T::mid_tile, T::large_tile), t, s);
     if (n <= T::large_tile) return;  // no segment can be longer
     launch_long_route<U, V>(sp, passes, r, bins.longer, counts + 3, counts + 5, key_alt0, key_alt1, value_alt,
                             std::min(r.count, n / (T::large_tile + 1)), s);

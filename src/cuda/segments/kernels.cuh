@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../common/common.cuh"
+#include "../onesweep/block_sort_agent.cuh"
 #include "../onesweep/single_tile_agent.cuh"
 #include "block_lsd_agent.cuh"
 #include "warp_lsd_agent.cuh"
@@ -273,6 +274,31 @@ __global__ void __launch_bounds__(Threads) block_segments_kernel(const onesweep_
     p.n = len;
     __syncthreads();  // the previous segment is done with the shared memory
     single_tile_agent<U, V, Threads, Items>{p, passes, smem}.process();
+  }
+}
+
+/// Segments of 1025 to 8192 keys (the mid and large routes): each block sorts
+/// one segment at a time with the block sort (thread-private digit counters,
+/// 6-bit digits over the bits in which the segment's keys differ;
+/// onesweep/block_sort_agent.cuh), which issues fewer instructions a key than
+/// the single-tile agent's warp ranking. Threads: 256 up to 4096 keys, 512
+/// above (block_sort_agent::threads_for), two blocks' registers an SM.
+template <class U, class V, int Threads>
+__global__ void __launch_bounds__(Threads, block_sort_agent<U, V>::max_threads / Threads)
+    block_sort_segments_kernel(const onesweep_params<U, V> base, const segment_reader r, const std::uint32_t* list,
+                               const unsigned* list_count) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const std::uint64_t total = list ? *list_count : r.count;
+  for (std::uint64_t i = blockIdx.x; i < total; i += gridDim.x) {
+    const std::uint64_t s = list ? list[i] : i;
+    const std::uint64_t b = r.begin(s), len = r.begin(s + 1) - b;
+    onesweep_params<U, V> p = base;
+    p.keys = base.keys + b;
+    if (base.sorted_keys) p.sorted_keys = base.sorted_keys + b;
+    if constexpr (!std::is_same_v<V, no_value>) p.values = base.values + b;
+    p.n = len;
+    __syncthreads();  // the previous segment is done with the shared memory
+    block_sort_agent<U, V>{p, block_sort_io<U, V>::whole(p), smem}.process();
   }
 }
 
