@@ -239,8 +239,9 @@ TEST_CASE(segments_warp_route_limits, true) {
   t = saved;
 }
 
-/// The block routes (1025 to 8192 keys a segment): the block sort, and with
-/// RADIX_CUDA_BLOCK_SORT's switch off the single-tile agent; uniform rows
+/// The block routes (1025 to 8192 keys a segment): the block sort from 12
+/// keys a thread, the single-tile agent below it and wherever
+/// RADIX_CUDA_BLOCK_SORT's switch is off; uniform rows
 /// and offsets, keys of every width, values, argsort, descending and a bit
 /// range.
 TEST_CASE(segments_block_routes, true) {
@@ -251,7 +252,8 @@ TEST_CASE(segments_block_routes, true) {
   options bits;
   bits.begin_bit = 3;
   bits.end_bit = 19;
-  const std::vector<std::uint64_t> l = {1025, 0, 4096, 1, 4097, 2000, 8192, 5000, 1500, 33};
+  // either side of each shape's switch to the block sort (segment_tiers::mid_sort_min, large_sort_min)
+  const std::vector<std::uint64_t> l = {1025, 0, 3072, 3073, 4096, 1, 4097, 6144, 6145, 2000, 8192, 5000, 33};
   for (bool block_sort : {true, false}) {
     t.block_sort = block_sort;
     const std::string w = block_sort ? " (block sort)" : " (single tile)";
@@ -262,6 +264,8 @@ TEST_CASE(segments_block_routes, true) {
                                               "u16/u16 uniform 3000 descending" + w);
     check_batch<std::int32_t, std::uint64_t>(std::vector<std::uint64_t>(12, 8192), true, {}, 65, "i32/u64 uniform 8192" + w);
     check_batch<std::uint8_t>(std::vector<std::uint64_t>(9, 5000), true, {}, 66, "u8 uniform 5000" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(15, 3073), true, desc, 67, "u32 uniform 3073 descending" + w);
+    check_batch<double, std::uint32_t>(std::vector<std::uint64_t>(7, 6145), true, {}, 68, "f64/u32 uniform 6145" + w);
   }
   t = saved;
 }

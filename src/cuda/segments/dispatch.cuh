@@ -19,7 +19,7 @@ namespace radix::cuda_detail {
 /// alternates with it).
 struct segmented_workspace {
   core::workspace_layout layout{device_alignment};
-  int counts = -1, warp = -1, block[3] = {-1, -1, -1}, longer = -1, huge = -1;
+  int counts = -1, warp = -1, block[block_lists] = {-1, -1, -1, -1, -1}, longer = -1, huge = -1;
   int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
 };
 
@@ -57,9 +57,11 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
   if (!uniform) {
     if (warp_capacity<U, V>(mode, t) > 0)
       w.warp = w.layout.add("short segments", std::min(count, n / (T::tiny + 1)) * 4);
-    w.block[0] = w.layout.add("small segments", std::min(count, n / (T::tiny + 1)) * 4);
-    w.block[1] = w.layout.add("mid segments", std::min(count, n / (T::small_tile + 1)) * 4);
-    w.block[2] = w.layout.add("large segments", std::min(count, n / (T::mid_tile + 1)) * 4);
+    w.block[small_list] = w.layout.add("small segments", std::min(count, n / (T::tiny + 1)) * 4);
+    w.block[mid_list] = w.layout.add("mid segments", std::min(count, n / (T::small_tile + 1)) * 4);
+    w.block[mid_sort_list] = w.layout.add("mid segments, block sort", std::min(count, n / T::mid_sort_min) * 4);
+    w.block[large_list] = w.layout.add("large segments", std::min(count, n / (T::mid_tile + 1)) * 4);
+    w.block[large_sort_list] = w.layout.add("large segments, block sort", std::min(count, n / T::large_sort_min) * 4);
     w.longer = w.layout.add("long segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
     w.huge = w.layout.add("huge segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
   }
@@ -111,20 +113,19 @@ inline void need_shared(std::size_t bytes, const char* what) {
                              std::to_string(current_device_limits().shared_optin));
 }
 
-/// A block route: segments of more than block_sort_agent::fewest keys take
-/// the block sort (block_sort_segments_kernel) where onesweep_tuning's
-/// block_sort allows (RADIX_CUDA_BLOCK_SORT=0: not) and the device holds its
-/// shared memory; the others the single-tile agent.
+/// A block route: the single-tile agent, or where `block_sort` asks (segments
+/// of 12 keys a thread or more), onesweep_tuning's block_sort allows
+/// (RADIX_CUDA_BLOCK_SORT=0: not) and the device holds its shared memory,
+/// the block sort (block_sort_segments_kernel).
 template <class U, class V, int Threads, int Items>
 void launch_block_route(const onesweep_params<U, V>& p, const pass_list& passes, const segment_reader& r,
-                        const std::uint32_t* list, const unsigned* list_count, std::uint64_t most,
+                        const std::uint32_t* list, const unsigned* list_count, std::uint64_t most, bool block_sort,
                         const onesweep_tuning& t, cudaStream_t s) {
   using agent = single_tile_agent<U, V, Threads, Items>;
   using sorter = block_sort_agent<U, V>;
-  constexpr bool block_sort_shape = std::uint64_t(Threads) * Items > std::uint64_t(sorter::fewest) &&
-                                    Items == sorter::items && (Threads == 256 || Threads == 512);
+  constexpr bool block_sort_shape = Items == sorter::items && (Threads == 256 || Threads == 512);
   if constexpr (block_sort_shape) {
-    if (t.block_sort && sorter::smem_bytes(Threads) <= current_device_limits().shared_optin) {
+    if (block_sort && t.block_sort && sorter::smem_bytes(Threads) <= current_device_limits().shared_optin) {
       if (most == 0) return;
       constexpr auto kernel = block_sort_segments_kernel<U, V, Threads>;
       const unsigned resident = resident_blocks<kernel, Threads, sorter::smem_bytes(Threads)>();
@@ -321,14 +322,17 @@ void segmented_sort(const segmented_job<U, V>& job) {
       if (L <= warp_cap)  // slices as long as the rows (whole rounds of 32), not the route's longest
         return launch_warp_route<U, V>(sp, passes, r, nullptr, nullptr, unsigned((L + 31) / 32 * 32), r.count, s);
       if (L <= T::small_tile)
-        return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count, t, s);
+        return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count,
+                                                                          false, t, s);
       if (L <= T::mid_tile)
-        return launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, nullptr, nullptr, r.count, t, s);
+        return launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, nullptr, nullptr, r.count,
+                                                                      L >= T::mid_sort_min, t, s);
       if (L <= T::large_tile)
-        return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count, t, s);
+        return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count,
+                                                                          L >= T::large_sort_min, t, s);
       if (w.onesweep < 0)
-        return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + 5, key_alt0, key_alt1, value_alt,
-                                       r.count, s);
+        return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + long_ticket, key_alt0, key_alt1,
+                                       value_alt, r.count, s);
       for (std::uint64_t i = 0; i < r.count; ++i) onesweep_one(i * L, (i + 1) * L);
       return;
     }
@@ -344,7 +348,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
     bins.counts = counts;
     bins.warp = w.warp >= 0 ? reinterpret_cast<std::uint32_t*>(at[w.warp]) : nullptr;
     bins.warp_max = bins.warp ? warp_cap : 0;
-    for (int c = 0; c < 3; ++c) bins.block[c] = reinterpret_cast<std::uint32_t*>(at[w.block[c]]);
+    for (int c = 0; c < block_lists; ++c) bins.block[c] = reinterpret_cast<std::uint32_t*>(at[w.block[c]]);
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
     bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
     bins.huge_min = captured ? 0xFFFFFFFFull : huge_min(n);
@@ -354,25 +358,35 @@ void segmented_sort(const segmented_job<U, V>& job) {
     RADIX_CUDA_CHECK_LAUNCH("radix bin_segments_kernel");
     launch_tiny_route<U, V, 32>(sp, r, s);
     if (bins.warp)
-      launch_warp_route<U, V>(sp, passes, r, bins.warp, counts + 6, warp_cap, std::min(r.count, n / (T::tiny + 1)), s);
+      launch_warp_route<U, V>(sp, passes, r, bins.warp, counts + warp_count, warp_cap,
+                              std::min(r.count, n / (T::tiny + 1)), s);
     // (a block shape whose lengths all go to the warp route gets no launch)
     const auto most_above = [&](std::uint64_t shorter, std::uint64_t longest) {
       return warp_cap >= longest ? 0 : std::min(r.count, n / (std::max<std::uint64_t>(shorter, warp_cap) + 1));
     };
-    launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, bins.block[0], counts + 0,
-                                                               most_above(T::tiny, T::small_tile), t, s);
-    launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, bins.block[1], counts + 1,
-                                                           most_above(T::small_tile, T::mid_tile), t, s);
-    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, bins.block[2], counts + 2,
-                                                               most_above(T::mid_tile, T::large_tile), t, s);
+    const auto list = [&](block_list c) { return bins.block[c]; };
+    const auto count_of = [&](block_list c) { return counts + c; };
+    launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, list(small_list), count_of(small_list),
+                                                               most_above(T::tiny, T::small_tile), false, t, s);
+    launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, list(mid_list), count_of(mid_list),
+                                                           most_above(T::small_tile, T::mid_sort_min - 1), false, t, s);
+    launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, list(mid_sort_list), count_of(mid_sort_list),
+                                                           most_above(T::mid_sort_min - 1, T::mid_tile), true, t, s);
+    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, list(large_list), count_of(large_list),
+                                                               most_above(T::mid_tile, T::large_sort_min - 1), false,
+                                                               t, s);
+    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, list(large_sort_list),
+                                                               count_of(large_sort_list),
+                                                               most_above(T::large_sort_min - 1, T::large_tile), true,
+                                                               t, s);
     if (n <= T::large_tile) return;  // no segment can be longer
-    launch_long_route<U, V>(sp, passes, r, bins.longer, counts + 3, counts + 5, key_alt0, key_alt1, value_alt,
-                            std::min(r.count, n / (T::large_tile + 1)), s);
+    launch_long_route<U, V>(sp, passes, r, bins.longer, counts + long_count, counts + long_ticket, key_alt0, key_alt1,
+                            value_alt, std::min(r.count, n / (T::large_tile + 1)), s);
     if (captured) return;
 
     // The huge segments: their bounds come back to the host to size Onesweep.
     unsigned count_huge = 0;
-    RADIX_CUDA_CHECK(cudaMemcpyAsync(&count_huge, counts + 4, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(&count_huge, counts + huge_count, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
     RADIX_CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<segment_range> huge(count_huge);
     if (count_huge) {

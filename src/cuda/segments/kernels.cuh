@@ -34,20 +34,26 @@ struct segment_range {
   std::uint64_t begin, end;
 };
 
+/// The lists of block-sized segments (segment ids), by length: up to the
+/// small tile; the mid shape's, below and from mid_sort_min (the block
+/// sort); the large shape's, below and from large_sort_min.
+enum block_list : int { small_list, mid_list, mid_sort_list, large_list, large_sort_list, block_lists };
+/// segment_bins::counts: the length of each block list, then these.
+constexpr int long_count = block_lists, huge_count = block_lists + 1, long_ticket = block_lists + 2,
+              warp_count = block_lists + 3, bin_counters = block_lists + 4;
+
 /// What the binning kernel fills: the short segments (one warp each), the
-/// block-sized ones of each shape, the long ones (one block each, in global
+/// block-sized ones of each list, the long ones (one block each, in global
 /// memory) and the huge ones (Onesweep). counts[] is zeroed before it runs.
 struct segment_bins {
-  /// [0..2] the block lists, [3] long, [4] huge; [5] the long route's ticket, [6] the warp list
   unsigned* counts = nullptr;
   std::uint32_t* warp = nullptr;     ///< segment ids of length in (tiny, warp_max]
   std::uint64_t warp_max = 0;        ///< 0: no warp route
-  std::uint32_t* block[3] = {};      ///< segment ids of length in (warp_max or tiny, small], (small, mid], (mid, large tile]
+  std::uint32_t* block[block_lists] = {};  ///< segment ids of length above warp_max (or tiny), by block_list
   segment_range* longer = nullptr;   ///< bounds of the segments in (large tile, huge_min]
   segment_range* huge = nullptr;     ///< bounds of the segments above huge_min
   std::uint64_t huge_min = 0;
 };
-constexpr int bin_counters = 7;
 
 /// One thread per segment: appends it to the list of its route. The order
 /// within a list varies from run to run; each segment is sorted alone, so
@@ -59,13 +65,16 @@ static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_
     const std::uint64_t b = r.begin(s), e = r.begin(s + 1), len = e - b;
     if (len <= T::tiny) continue;
     if (len <= bins.warp_max) {
-      bins.warp[atomicAdd(&bins.counts[6], 1u)] = std::uint32_t(s);
+      bins.warp[atomicAdd(&bins.counts[warp_count], 1u)] = std::uint32_t(s);
       continue;
     }
-    const int c = len <= T::small_tile ? 0 : len <= T::mid_tile ? 1 : len <= T::large_tile ? 2 : 3;
-    if (c < 3) bins.block[c][atomicAdd(&bins.counts[c], 1u)] = std::uint32_t(s);
-    else if (len <= bins.huge_min) bins.longer[atomicAdd(&bins.counts[3], 1u)] = segment_range{b, e};
-    else bins.huge[atomicAdd(&bins.counts[4], 1u)] = segment_range{b, e};
+    const int c = len <= T::small_tile ? small_list
+                  : len <= T::mid_tile ? (len >= T::mid_sort_min ? mid_sort_list : mid_list)
+                  : len <= T::large_tile ? (len >= T::large_sort_min ? large_sort_list : large_list)
+                                         : block_lists;
+    if (c < block_lists) bins.block[c][atomicAdd(&bins.counts[c], 1u)] = std::uint32_t(s);
+    else if (len <= bins.huge_min) bins.longer[atomicAdd(&bins.counts[long_count], 1u)] = segment_range{b, e};
+    else bins.huge[atomicAdd(&bins.counts[huge_count], 1u)] = segment_range{b, e};
   }
 }
 
@@ -277,12 +286,13 @@ __global__ void __launch_bounds__(Threads) block_segments_kernel(const onesweep_
   }
 }
 
-/// Segments of 1025 to 8192 keys (the mid and large routes): each block sorts
-/// one segment at a time with the block sort (thread-private digit counters,
+/// Segments of 12 to 16 keys a thread of the mid and large shapes
+/// (segment_tiers::mid_sort_min, large_sort_min): each block sorts one
+/// segment at a time with the block sort (thread-private digit counters,
 /// 6-bit digits over the bits in which the segment's keys differ;
 /// onesweep/block_sort_agent.cuh), which issues fewer instructions a key than
-/// the single-tile agent's warp ranking. Threads: 256 up to 4096 keys, 512
-/// above (block_sort_agent::threads_for), two blocks' registers an SM.
+/// the single-tile agent's warp ranking there. Threads: 256 up to 4096 keys,
+/// 512 above, two blocks' registers an SM.
 template <class U, class V, int Threads>
 __global__ void __launch_bounds__(Threads, block_sort_agent<U, V>::max_threads / Threads)
     block_sort_segments_kernel(const onesweep_params<U, V> base, const segment_reader r, const std::uint32_t* list,
