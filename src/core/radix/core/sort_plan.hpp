@@ -61,7 +61,9 @@ struct engine_caps {
 /// aligned_total().
 class workspace_layout {
  public:
-  static constexpr int max_slices = 12;
+  /// The most any request carves: 13, the CUDA segmented sort of offsets
+  /// with every route (its lists, alternates and an Onesweep workspace).
+  static constexpr int max_slices = 16;
 
   /// `alignment`: a power of two. 64 (a cache line) keeps host threads off
   /// each other's slices; device memory uses 256, the allocation granule of
