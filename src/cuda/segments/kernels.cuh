@@ -1,7 +1,7 @@
 // The segmented sort's kernels: binning by length, the lane-group route for
 // tiny segments, the warp route (warp_lsd_agent) for short ones, the block
-// route (the single-tile agent of Onesweep, one segment per block at a time)
-// and the long route (block_lsd_agent).
+// routes (Onesweep's single-tile agent or block sort, one segment per block
+// at a time) and the long route (block_lsd_agent).
 #pragma once
 #include <cstdint>
 #include <type_traits>
