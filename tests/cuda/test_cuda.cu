@@ -913,6 +913,18 @@ static void msd_bucket_cases(bool full) {
     CHECK_MSG(msd_taken(uneven, {}) == (on != 0), "u32 uneven buckets: msd path%s", w.c_str());
     check_pairs<std::uint32_t, 4>(uneven, {}, "u32/u32 buckets of 0, 1, 2, 20 and ~1300 keys" + w);
     check_argsort<std::uint32_t, std::uint64_t>(uneven, {}, "argsort u32 buckets of 0, 1, 2, 20 and ~1300 keys" + w);
+    // the same at 2^20, one bucket in order already: an argsort into 8-byte
+    // indices carries 4-byte ones there, and the buckets kernel widens them
+    // (also where a bucket is copied, not sorted)
+    const std::size_t n20 = std::size_t(1) << 20;
+    auto uneven20 = make_keys<std::uint32_t>(n20, dist::random, 12);
+    for (std::size_t i = 0; i < n20; ++i) {
+      const std::uint32_t top = i < 1 ? 0u : i < 3 ? 1u : i < 23 ? 2u : 3u + std::uint32_t(i % 200);
+      uneven20[i] = top == 2 ? (2u << 24) | std::uint32_t(i) : (uneven20[i] & 0x00FFFFFFu) | (top << 24);
+    }
+    check_argsort<std::uint32_t, std::uint64_t>(uneven20, {}, "argsort u32 uneven buckets n=2^20, 8-byte indices" + w);
+    CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint64_t>(uneven20, {})) == (on != 0),
+              "argsort u32 uneven buckets n=2^20: msd path%s", w.c_str());
   }
   t = saved;
 }

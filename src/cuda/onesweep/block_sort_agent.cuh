@@ -1,5 +1,6 @@
-// Small inputs, up to 8192 keys: one block sorts them in shared memory with
-// thread-private digit counters (Merrill & Grimshaw 2011, "High Performance
+// Up to 8192 keys (inputs of 1025 or more, each bucket of the MSD path,
+// segments of more than 12 keys a thread): one block sorts them in shared
+// memory with thread-private digit counters (Merrill & Grimshaw 2011, "High Performance
 // and Scalable Radix Sorting", §4: each thread holds a contiguous run of the
 // input and counts its own keys; one raking scan over every thread's
 // counters then gives each key its place, stably).

@@ -19,7 +19,7 @@ namespace radix::cuda_detail {
 struct onesweep_tuning {
   ring_config ring{};
   bool force_onesweep = false;  ///< no single-block path even for tiny inputs
-  bool block_sort = true;       ///< up to 8192 keys, and segments of 12-16 keys a thread: block_sort_agent (RADIX_CUDA_BLOCK_SORT=0: single_tile_agent, for A/B)
+  bool block_sort = true;       ///< up to 8192 keys, and segments of more than 12 keys a thread: block_sort_agent (RADIX_CUDA_BLOCK_SORT=0: single_tile_agent, for A/B)
   bool msd_buckets = true;      ///< 32- and 64-bit keys (alone, 4- or 8-byte values, argsort), 2^18 to 3 x 2^19: one MSD pass, then a block sort a bucket where they fit (RADIX_CUDA_MSD=0: off)
   bool small_tiles = true;      ///< sm90_small_tiles for inputs up to the policy's medium_n
   bool mid_tiles = true;        ///< sm90_mid_tiles up to the policy's mid_n (RADIX_CUDA_MID_TILES=0: off, for A/B)
@@ -40,9 +40,9 @@ struct onesweep_job {
   /// sorted out of place (nullptr or keys: in place)
   U* sorted_keys = nullptr;
   /// Argsort with 4-byte indices (V = std::uint32_t), optional: the last
-  /// pass writes them here as 8-byte ones instead of into `values` (which
-  /// then serves as scratch; the one-block sorts of small inputs widen
-  /// them after)
+  /// pass (or the block sort of the whole input or of each MSD bucket)
+  /// writes them here as 8-byte ones instead of into `values`, which then
+  /// serves as scratch; the single-tile kernel widens them after)
   std::uint64_t* wide_indices = nullptr;
   std::uint64_t n = 0;
   core::ordered_codec<U> codec{};

@@ -83,8 +83,9 @@ struct onesweep_params {
   unsigned long long* ring = nullptr;  ///< 2^log2 x 256 entries
   ring_config ring_cfg{};
   result_buffer result = result_buffer::caller;
-  /// Argsort carrying 4-byte indices: where its last pass writes them widened
-  /// to 8 bytes (nullptr: into values, as they are)
+  /// Argsort carrying 4-byte indices: where its last pass (on the MSD path,
+  /// the buckets' block sorts) writes them widened to 8 bytes (nullptr: into
+  /// values, as they are)
   std::uint64_t* wide_values = nullptr;
 
   /// Keys sorted out of place (CUB's d_keys_in / d_keys_out): the caller's
@@ -115,7 +116,7 @@ struct pass_buffers {
 
   /// msd (control::msd: the top pass alone runs, and onesweep_buckets_kernel
   /// reads its buckets): an argsort's top pass then writes its keys to an
-  /// alternate (sorted_keys may be null) and its indices 4 bytes wide.
+  /// alternate (sorted_keys may be null) and its indices, unwidened, to values.
   __device__ __forceinline__ static pass_buffers pick(const onesweep_params<U, V>& p, int e, int k, bool msd = false) {
     pass_buffers b{};
     if (msd && p.mode == sort_mode::argsort) {

@@ -114,7 +114,7 @@ inline void need_shared(std::size_t bytes, const char* what) {
 }
 
 /// A block route: the single-tile agent, or where `block_sort` asks (segments
-/// of 12 keys a thread or more), onesweep_tuning's block_sort allows
+/// of more than 12 keys a thread), onesweep_tuning's block_sort allows
 /// (RADIX_CUDA_BLOCK_SORT=0: not) and the device holds its shared memory,
 /// the block sort (block_sort_segments_kernel).
 template <class U, class V, int Threads, int Items>

@@ -286,13 +286,13 @@ __global__ void __launch_bounds__(Threads) block_segments_kernel(const onesweep_
   }
 }
 
-/// Segments of 12 to 16 keys a thread of the mid and large shapes
+/// Segments of more than 12 keys a thread of the mid and large shapes
 /// (segment_tiers::mid_sort_min, large_sort_min): each block sorts one
 /// segment at a time with the block sort (thread-private digit counters,
 /// 6-bit digits over the bits in which the segment's keys differ;
 /// onesweep/block_sort_agent.cuh), which issues fewer instructions a key than
-/// the single-tile agent's warp ranking there. Threads: 256 up to 4096 keys,
-/// 512 above, two blocks' registers an SM.
+/// the single-tile agent's warp ranking there. Threads: 256 up to 4096 keys
+/// (two blocks an SM by registers), 512 above (one).
 template <class U, class V, int Threads>
 __global__ void __launch_bounds__(Threads, block_sort_agent<U, V>::max_threads / Threads)
     block_sort_segments_kernel(const onesweep_params<U, V> base, const segment_reader r, const std::uint32_t* list,

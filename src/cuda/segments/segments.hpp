@@ -8,7 +8,7 @@
 //   <= segment_tiers::small_tile  : one block of the small shape, in shared memory
 //   <= segment_tiers::mid_tile    : one block of the mid shape, in shared memory
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
-//                                   (both with the block sort from 12 keys a thread)
+//                                   (both with the block sort above 12 keys a thread)
 //   long                          : one block, LSD in global memory, tile by tile
 //   huge                          : Onesweep on the segment alone (all the GPU)
 // A segment is huge when one block would hold up the rest: uniform
@@ -54,7 +54,7 @@ struct segment_tiers {
   /// origins fit one block's shared memory on sm_90 for 8-byte keys and values.
   static constexpr int large_threads = 512, large_items = 16;
   static constexpr std::uint64_t large_tile = std::uint64_t(large_threads) * large_items;
-  /// From 12 keys a thread of the mid and large shapes, the block sort
+  /// Above 12 keys a thread of the mid and large shapes, the block sort
   /// (onesweep/block_sort_agent.cuh: thread-private counters, 6-bit digits)
   /// takes a segment instead of the single-tile agent: on the H100 it sorted
   /// rows of 4096 keys in 5.15 ms instead of 6.35 and rows of 8192 in 5.79
