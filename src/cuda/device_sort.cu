@@ -57,6 +57,7 @@ onesweep_tuning& tuning_override() {
     d.pdl = !(pdl && pdl[0] == '0');
     const char* block = core::env::get("RADIX_CUDA_BLOCK_SORT");
     d.block_sort = !(block && block[0] == '0');
+    if (const char* r = core::env::get("RADIX_CUDA_RANK_SORT_MAX")) d.rank_sort_max = int(std::strtol(r, nullptr, 10));
     const char* msd = core::env::get("RADIX_CUDA_MSD");
     d.msd_buckets = !(msd && msd[0] == '0');
     const char* mid = core::env::get("RADIX_CUDA_MID_TILES");

@@ -427,6 +427,14 @@ void check_double_buffer(const std::vector<H>& in, options o, const std::string&
   CHECK_MSG(same_bytes((da.selector ? a1 : a0).down(), rk), "double-buffered keys %s n=%zu", what.c_str(), n);
 }
 
+/// Where a double-buffered sort of n keys ends: comparison counting writes
+/// the alternates; else where the radix route leaves it (`otherwise`).
+static int expected_selector(std::size_t n, int key_bytes, int value_bytes, int otherwise) {
+  const int most = cd::tuning_override().rank_sort_max;
+  const std::size_t rank_max = std::size_t(most < 0 ? cd::sm90_rank_sort_max(key_bytes, value_bytes) : most);
+  return n >= 1 && n <= rank_max ? 1 : otherwise;
+}
+
 TEST_CASE(double_buffer_forms, false) {
   for (std::size_t n : kSizes) {
     options o;
@@ -434,12 +442,12 @@ TEST_CASE(double_buffer_forms, false) {
     // one pass: the result stays in the alternates, with no copy home (a
     // single tile sorts in place)
     check_double_buffer<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::random, n + 6), o, "u8/4",
-                                         n > 8192 ? 1 : 0);
+                                         expected_selector(n, 1, 4, n > 8192 ? 1 : 0));
     // three 8-bit passes over bits [0, 24): odd, so the alternates too
     options r = o;
     r.end_bit = 24;
     check_double_buffer<std::uint32_t, 8>(make_keys<std::uint32_t>(n, dist::random, n + 7), r, "u32/8 bits 0-24",
-                                          n > 9216 ? 1 : 0);
+                                          expected_selector(n, 4, 8, n > 9216 ? 1 : 0));
   }
   for (std::size_t n : {std::size_t(1000), std::size_t(70000), std::size_t(300007)})
     for (int desc = 0; desc < 2; ++desc) {
@@ -452,9 +460,9 @@ TEST_CASE(double_buffer_forms, false) {
       options odd = o;
       odd.end_bit = 24;
       check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::all_equal, n), odd, "u32/4 all equal",
-                                            n > 13824 ? 1 : 0);
+                                            expected_selector(n, 4, 4, n > 13824 ? 1 : 0));
       check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, desc ? dist::reversed : dist::sorted, n), odd,
-                                            "u32/4 in order", n > 13824 ? 1 : 0);
+                                            "u32/4 in order", expected_selector(n, 4, 4, n > 13824 ? 1 : 0));
       // values of a size the scatter does not move: sorted in place, selector 0
       check_double_buffer<std::uint32_t, 12>(make_keys<std::uint32_t>(n, dist::random, n + 3), o, "u32/12 (gather)", 0);
     }
@@ -684,23 +692,36 @@ TEST_CASE(small_every_kernel, true) {
   narrow_cases(true);  // the scatter kernel's half-width loads and stores
 }
 
-/// Inputs of more than block_sort_agent::fewest and at most ::capacity keys:
-/// one block with thread-private counters, at most 16 keys a thread. Sizes
-/// across its bounds and thread counts, every key width, the three forms of the ordered-bits transform
+/// The routes of small inputs, each forced in turn by the tests.
+enum class small_route {
+  rank_sort,    ///< comparison counting over the whole GPU, up to rank_sort_agent::capacity
+  block_sort,   ///< one block with thread-private counters, above block_sort_agent::fewest
+  single_tile,  ///< one block with warp-ranked passes
+};
+
+/// Small inputs by one route (the others turned off): for the block sort,
+/// more than block_sort_agent::fewest and at most ::capacity keys, at most
+/// 16 keys a thread; for comparison counting, up to its capacity, across
+/// its 32-key blocks and its padding to whole loads. Sizes across the
+/// bounds and thread counts, every key width, the three forms of the ordered-bits transform
 /// (integers; floats with and without -0 and NaN), keys that vary only in
 /// high bits or in a few low ones, bit ranges, descending order, pairs of
-/// several value widths and argsort; `full` adds distributions and sizes,
-/// and runs everything again with the single-tile kernel (tuning.block_sort off).
-static void block_sort_cases(bool full) {
+/// several value widths, the double-buffer forms, and argsort; `full` adds distributions and sizes.
+static void small_input_cases(small_route route, bool full) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  // from fewest + 1 (1025) to capacity (8192); 256 threads up to 4096 keys, then 512
-  const std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{2, 1000, 1024, 1025, 1100, 2047, 4095, 4096,
-                                                                         4097, 5000, 8191, 8192}
-                                              : std::vector<std::size_t>{1025, 4097, 8192};
-  for (int on = 1; on >= (full ? 0 : 1); --on) {
-    t.block_sort = on != 0;
-    const std::string w = on ? " (block sort)" : " (single tile)";
+  t.rank_sort_max = route == small_route::rank_sort ? 16384 : 0;
+  t.block_sort = route == small_route::block_sort;
+  // block sort: from fewest + 1 (1025) to capacity (8192); 256 threads up to 4096 keys, then 512
+  std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{2, 1000, 1024, 1025, 1100, 2047, 4095, 4096,
+                                                                   4097, 5000, 8191, 8192}
+                                        : std::vector<std::size_t>{1025, 4097, 8192};
+  if (route == small_route::rank_sort)
+    sizes = full ? std::vector<std::size_t>{1, 2, 31, 32, 33, 127, 128, 129, 1000, 1024, 1025, 4095, 4097, 8192, 16384}
+                 : std::vector<std::size_t>{1, 33, 1025};
+  const char* names[] = {" (rank sort)", " (block sort)", " (single tile)"};
+  {
+    const std::string w = names[int(route)];
     for (std::size_t n : sizes) {
       const std::string at = " n=" + std::to_string(n) + w;
       options desc;
@@ -733,6 +754,8 @@ static void block_sort_cases(bool full) {
       check_argsort<float, std::uint32_t>(make_keys<float>(n, dist::random, n + 13), {}, "f32 -> u32" + at);
       check_argsort<std::uint64_t, std::uint64_t>(make_keys<std::uint64_t>(n, dist::low16, n + 14), desc,
                                                   "u64 low16 -> u64 desc" + at);
+      check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::random, n + 15), {}, "u32/4" + at);
+      check_double_buffer<double, 8>(make_keys<double>(n, dist::random, n + 16), desc, "f64/8 desc" + at);
     }
   }
   t = saved;
@@ -932,8 +955,13 @@ static void msd_bucket_cases(bool full) {
 TEST_CASE(msd_buckets_small, true) { msd_bucket_cases(false); }
 TEST_CASE(msd_buckets, false) { msd_bucket_cases(true); }
 
-TEST_CASE(block_sort_small, true) { block_sort_cases(false); }
-TEST_CASE(block_sort_shapes, false) { block_sort_cases(true); }
+TEST_CASE(rank_sort_small, true) { small_input_cases(small_route::rank_sort, false); }
+TEST_CASE(rank_sort_shapes, false) { small_input_cases(small_route::rank_sort, true); }
+TEST_CASE(block_sort_small, true) { small_input_cases(small_route::block_sort, false); }
+TEST_CASE(block_sort_shapes, false) {
+  small_input_cases(small_route::block_sort, true);
+  small_input_cases(small_route::single_tile, true);
+}
 
 /// The histogram kernel notes whether any float key is a NaN or -0; without
 /// one, the scatter kernels skip the canonicalisation. One such key among

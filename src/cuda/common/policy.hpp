@@ -45,6 +45,14 @@ struct onesweep_policy {
 
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
+/// The largest input sorted by comparison counting (rank_sort_agent: n^2
+/// comparisons spread over every SM) rather than a radix sort in one block.
+constexpr int sm90_rank_sort_max(int key_bytes, int value_bytes) {
+  (void)key_bytes;
+  (void)value_bytes;
+  return 4096;
+}
+
 /// The all-digit histogram kernel's shape, the same for every key width:
 /// 256 threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the
 /// next chunk's loads are in flight while one is counted; at 4 blocks it

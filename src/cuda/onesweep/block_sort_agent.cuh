@@ -37,8 +37,9 @@
 
 namespace radix::cuda_detail {
 
-/// What one block sort reads and writes: the whole input of a small sort
-/// (whole()), or one bucket of the MSD pass (onesweep_buckets_kernel).
+/// What a sort on chip reads and writes: the whole input of a small sort
+/// (whole()), or one bucket of the MSD pass (onesweep_buckets_kernel); the
+/// comparison-counting sort (rank_sort_agent) reads and writes it the same way.
 template <class U, class V>
 struct block_sort_io {
   const U* kin = nullptr;
@@ -59,6 +60,16 @@ struct block_sort_io {
       io.vwide = p.wide_values;
     }
     return io;
+  }
+
+  /// Value j of the output (4-byte indices written 8 bytes wide where asked).
+  __device__ __forceinline__ void put_value(std::uint64_t j, V v) const {
+    if constexpr (std::is_same_v<V, std::uint32_t>)
+      if (vwide) {
+        vwide[j] = v;
+        return;
+      }
+    vout[j] = v;
   }
 };
 
@@ -251,18 +262,8 @@ struct block_sort_agent {
       for (int j = tid; j < n; j += threads) out.kout[j] = U(xkeys()[pad(j)]);
     if constexpr (has_values) {
       if (!out.vin || out.vwide || out.vout != out.vin)
-        for (int j = tid; j < n; j += threads) put_value(out, j, out.vin ? values()[j] : index_value<V>(j));
+        for (int j = tid; j < n; j += threads) out.put_value(j, out.vin ? values()[j] : index_value<V>(j));
     }
-  }
-
-  /// Value j of the output (4-byte indices written 8 bytes wide where asked).
-  __device__ __forceinline__ static void put_value(const block_sort_io<U, V>& out, int j, V v) {
-    if constexpr (std::is_same_v<V, std::uint32_t>)
-      if (out.vwide) {
-        out.vwide[j] = v;
-        return;
-      }
-    out.vout[j] = v;
   }
 
   template <core::key_form F>
@@ -426,7 +427,7 @@ struct block_sort_agent {
       if (out.kout) out.kout[j] = U(xk[pad(j)]);
       if constexpr (has_values) {
         const unsigned o = xorigins()[pad(j)];
-        put_value(out, j, out.vin ? values()[o] : index_value<V>(o));
+        out.put_value(j, out.vin ? values()[o] : index_value<V>(o));
       }
     }
   }

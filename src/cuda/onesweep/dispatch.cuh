@@ -142,6 +142,85 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
   return !t.force_onesweep && n <= K::pol.small_n && K::single::smem_bytes <= current_device_limits().shared_optin;
 }
 
+/// Whether comparison counting sorts n keys (rank_sort_agent).
+template <class U, class V>
+inline bool use_rank_sort(std::uint64_t n, const onesweep_tuning& t) {
+  using R = rank_sort_agent<U, V>;
+  constexpr int vb = std::is_same_v<V, no_value> ? 0 : int(sizeof(V));
+  const int most = t.rank_sort_max < 0 ? sm90_rank_sort_max(int(sizeof(U)), vb) : std::min(t.rank_sort_max, R::capacity);
+  return !t.force_onesweep && n >= 1 && n <= std::uint64_t(most) &&
+         R::smem_bytes(int(n)) <= current_device_limits().shared_optin;
+}
+
+/// The comparison-counting sort's workspace: where an in-place sort of keys
+/// or pairs puts its output before the copy home (the other blocks still
+/// read the input). Keys sorted out of place, argsort and the caller's
+/// alternates need none, but the size of a keys sort is asked without
+/// knowing whether it will be out of place.
+struct rank_sort_workspace {
+  core::workspace_layout layout{device_alignment};
+  int keys = -1, values = -1;
+};
+inline rank_sort_workspace rank_sort_layout(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
+                                            bool caller_alternates) {
+  rank_sort_workspace w;
+  if (mode == sort_mode::argsort || caller_alternates) return w;
+  w.keys = w.layout.add("sorted keys", n * key_bytes);
+  if (mode == sort_mode::pairs) w.values = w.layout.add("sorted values", n * value_bytes);
+  return w;
+}
+
+/// Enqueues comparison counting. Returns where the result is, as onesweep_sort.
+template <class U, class V>
+int rank_sort_run(const onesweep_job<U, V>& job) {
+  using R = rank_sort_agent<U, V>;
+  static per_device<cudaError_t> prepared;
+  const cudaError_t st = prepared.get([] {
+    return cudaFuncSetAttribute(rank_sort_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(std::min<std::size_t>(R::smem_bytes(R::capacity), current_device_limits().shared_optin)));
+  });
+  if (st != cudaSuccess) throw_cuda(st, "cudaFuncSetAttribute", __FILE__, __LINE__);
+  const int n = int(job.n);
+  cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
+  const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
+  const bool caller_alternates = job.mode != sort_mode::argsort && job.key_alt != nullptr;
+
+  block_sort_io<U, V> io;
+  io.kin = job.keys;
+  io.n = n;
+  int result = 0;
+  bool home = false;
+  if (job.mode == sort_mode::argsort) {
+    io.kout = job.sorted_keys;  // may be null
+    io.vout = job.values;
+    if constexpr (std::is_same_v<V, std::uint32_t>) io.vwide = job.wide_indices;
+  } else if (caller_alternates) {
+    io.kout = job.key_alt;
+    io.vin = job.values;
+    io.vout = job.value_alt;
+    result = 1;
+  } else if (job.mode == sort_mode::keys && job.sorted_keys != nullptr && job.sorted_keys != job.keys) {
+    io.kout = job.sorted_keys;
+  } else {
+    const rank_sort_workspace w = rank_sort_layout(job.mode, job.n, int(sizeof(U)), vb, false);
+    const auto at = w.layout.carve({static_cast<std::byte*>(job.workspace), job.workspace_bytes});
+    io.kout = reinterpret_cast<U*>(at[w.keys]);
+    io.vin = job.values;
+    io.vout = w.values >= 0 ? reinterpret_cast<V*>(at[w.values]) : nullptr;
+    home = true;
+  }
+  const core::ordered_codec<U> codec = job.codec;
+  const U range_mask = core::bit_range_mask<U>(job.begin_bit, job.end_bit);
+  rank_sort_kernel<U, V><<<R::blocks(job.n), R::threads, R::smem_bytes(n), stream>>>(codec, range_mask, io);
+  RADIX_CUDA_CHECK_LAUNCH("radix rank_sort_kernel");
+  if (home) {
+    const bool pdl = job.tuning.pdl && current_device_limits().pdl();
+    launch_dependent(pdl, copy_home_kernel<U, V>, unsigned((n + 255) / 256), 256, 0, stream,
+                     static_cast<const U*>(io.kout), job.keys, static_cast<const V*>(io.vout), job.values, n);
+  }
+  return result;
+}
+
 /// Keys alone, pairs and argsort, from buckets of the top digit averaging
 /// the block sort's fewest keys (2^18 for 8-bit digits) to three quarters of
 /// its capacity (1.5 x 2^20):
@@ -188,6 +267,7 @@ std::size_t onesweep_shared_bytes(std::uint64_t n, const onesweep_tuning& t) {
 template <class U, class V>
 std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t, bool caller_alternates) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
+  if (use_rank_sort<U, V>(n, t)) return rank_sort_layout(mode, n, int(sizeof(U)), vb, caller_alternates).layout.total();
   return onesweep_layout(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t), caller_alternates)
       .layout.total();
 }
@@ -203,6 +283,7 @@ int onesweep_run(const onesweep_job<U, V>& job);
 /// mid_tier: sm90_mid_tiles, above medium_n and at most mid_n.
 template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job) {
+  if (job.n > 0 && use_rank_sort<U, V>(job.n, job.tuning)) return rank_sort_run<U, V>(job);
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
   // a slot replaces the small tiles too: it is measured against both
   constexpr bool alt_row = (sizeof(U) >= 4 && std::is_same_v<V, v128>) ||

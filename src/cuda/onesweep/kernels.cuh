@@ -2,6 +2,7 @@
 #pragma once
 #include "block_sort_agent.cuh"
 #include "histogram_agent.cuh"
+#include "rank_sort_agent.cuh"
 #include "scatter_agent.cuh"
 #include "single_tile_agent.cuh"
 
@@ -40,6 +41,26 @@ template <class U, class V>
 __global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads) block_sort_kernel(const onesweep_params<U, V> p) {
   extern __shared__ __align__(16) unsigned char smem[];
   block_sort_agent<U, V>{p, block_sort_io<U, V>::whole(p), smem}.process();
+}
+
+/// Up to rank_sort_agent::capacity keys: rank_sort_agent::blocks(n) blocks
+/// of rank_sort_agent::threads, each placing 32 keys by comparison counting.
+template <class U, class V>
+__global__ void __launch_bounds__(rank_sort_agent<U, V>::threads)
+    rank_sort_kernel(const core::ordered_codec<U> codec, const U range_mask, const block_sort_io<U, V> io) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  rank_sort_agent<U, V>{codec, range_mask, io, smem}.process();
+}
+
+/// After a sort into the workspace (rank_sort_kernel in place): n keys, and
+/// values unless V is no_value, copied home. Launched as a dependent.
+template <class U, class V>
+__global__ void __launch_bounds__(256) copy_home_kernel(const U* ks, U* kd, const V* vs, V* vd, int n) {
+  pdl_wait();  // the sort is done
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  kd[i] = ks[i];
+  if constexpr (!std::is_same_v<V, no_value>) vd[i] = vs[i];
 }
 
 /// Where the histogram kernel found every bucket of the top digit within a
