@@ -46,11 +46,11 @@ struct onesweep_policy {
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
 /// The largest input sorted by comparison counting (rank_sort_agent: n^2
-/// comparisons spread over every SM) rather than a radix sort in one block.
+/// comparisons spread over every SM) rather than by a radix sort in one
+/// block: 8192 keys, but 4096 1-byte keys (one 8-bit pass, cheap to beat).
 constexpr int sm90_rank_sort_max(int key_bytes, int value_bytes) {
-  (void)key_bytes;
   (void)value_bytes;
-  return 4096;
+  return key_bytes == 1 ? 4096 : 8192;
 }
 
 /// The all-digit histogram kernel's shape, the same for every key width:

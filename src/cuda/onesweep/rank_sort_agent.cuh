@@ -11,7 +11,8 @@
 //
 // A block places 32 keys, its targets, one for each lane. Its story:
 //   load     every key's ordered bits (the same transform and bit range as
-//            the radix passes) into shared memory; every block reads the whole input
+//            the radix passes), complemented, into shared memory; every
+//            block reads the whole input
 //   count    each warp counts, over its share of the input, the keys that go
 //            before its lane's target: smaller ones, and equal ones at earlier
 //            positions (which keeps the sort stable)
@@ -29,6 +30,20 @@
 #include "radix/core/ordered_bits.hpp"
 
 namespace radix::cuda_detail {
+
+/// c + (a > x), given y = ~x: the carry out of a + y (a + ~x = a - x - 1
+/// reaches 2^w exactly when a > x). Two instructions, where `c += a > x`
+/// compiles to three (a compare, an add, a select).
+__device__ __forceinline__ unsigned count_above(unsigned c, std::uint32_t a, std::uint32_t y) {
+  asm("{\n\t.reg .u32 t;\n\tadd.cc.u32 t, %1, %2;\n\taddc.u32 %0, %0, 0;\n\t}" : "+r"(c) : "r"(a), "r"(y));
+  return c;
+}
+__device__ __forceinline__ unsigned count_above(unsigned c, std::uint64_t a, std::uint64_t y) {
+  asm("{\n\t.reg .u32 t;\n\tadd.cc.u32 t, %1, %3;\n\taddc.cc.u32 t, %2, %4;\n\taddc.u32 %0, %0, 0;\n\t}"
+      : "+r"(c)
+      : "r"(std::uint32_t(a)), "r"(std::uint32_t(a >> 32)), "r"(std::uint32_t(y)), "r"(std::uint32_t(y >> 32)));
+  return c;
+}
 
 template <class U, class V>
 struct rank_sort_agent {
@@ -50,11 +65,12 @@ struct rank_sort_agent {
   static constexpr int capacity = 16384;
 
   /// Inputs padded to a whole number of loads a warp; the padding keys are
-  /// all ones, after every real key (and at later positions than any target).
+  /// all ones (stored as zero), after every real key, and at later positions
+  /// than any target.
   __host__ __device__ static constexpr int padded(int n) {
     return (n + warps * per_load - 1) / (warps * per_load) * (warps * per_load);
   }
-  /// [ordered keys | each warp's count for each target]
+  /// [complemented ordered keys | each warp's count for each target]
   __host__ __device__ static constexpr std::size_t smem_bytes(int n) {
     return std::size_t(padded(n)) * sizeof(ordered_t) + std::size_t(warps) * targets * sizeof(unsigned);
   }
@@ -76,7 +92,8 @@ struct rank_sort_agent {
   const block_sort_io<U, V> io;  ///< kout must not alias kin
   unsigned char* smem;
 
-  __device__ __forceinline__ ordered_t* ordered() const { return reinterpret_cast<ordered_t*>(smem); }
+  /// ~ordered bits of key j, at [j]: the form count_above takes
+  __device__ __forceinline__ ordered_t* flipped() const { return reinterpret_cast<ordered_t*>(smem); }
   __device__ __forceinline__ unsigned* counts() const {
     return reinterpret_cast<unsigned*>(smem + std::size_t(padded(io.n)) * sizeof(ordered_t));
   }
@@ -84,7 +101,7 @@ struct rank_sort_agent {
   __device__ void process() const {
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int target = int(blockIdx.x) * targets + lane;
-    load_ordered();
+    load_flipped();
     __syncthreads();
     counts()[warp * targets + lane] = count_before(warp, target);
     __syncthreads();
@@ -92,12 +109,26 @@ struct rank_sort_agent {
     if (warp == 0 && target < io.n) scatter(target, total(lane));
   }
 
-  /// Load: every key's ordered bits (in its bit range) into shared memory, then the padding.
-  __device__ __forceinline__ void load_ordered() const {
-    ordered_t* o = ordered();
+  /// Load: every key's ordered bits (in its bit range), complemented, into
+  /// shared memory, then the padding. Loads go out four at a time: the
+  /// input comes from L2 or DRAM, and one at a time each would wait alone.
+  __device__ __forceinline__ void load_flipped() const {
+    ordered_t* o = flipped();
     const int n = io.n, all = padded(n);
-    for (int j = int(threadIdx.x); j < all; j += threads)
-      o[j] = j < n ? ordered_t(U(codec(ld_nc(io.kin + j)) & range_mask)) : ordered_t(~ordered_t(0));
+    constexpr int batch = 4;
+    for (int j0 = int(threadIdx.x); j0 < all; j0 += batch * threads) {
+      U k[batch];
+#pragma unroll
+      for (int b = 0; b < batch; ++b) {
+        const int j = j0 + b * threads;
+        k[b] = j < n ? ld_nc(io.kin + j) : U(0);
+      }
+#pragma unroll
+      for (int b = 0; b < batch; ++b) {
+        const int j = j0 + b * threads;
+        if (j < all) o[j] = j < n ? ordered_t(~ordered_t(U(codec(k[b]) & range_mask))) : ordered_t(0);
+      }
+    }
   }
 
   /// Count: of this warp's share of the input, the keys that go before the lane's target.
@@ -106,24 +137,34 @@ struct rank_sort_agent {
     const int first = warp * share, end = first + share;
     const int block_first = int(blockIdx.x) * targets;
     // (a target past the end is one of the padding keys: its count is never used)
-    const ordered_t mine = ordered()[target];
-    if (end <= block_first) return count<ties::counted>(first, end, mine, target);
+    const ordered_t mine = ordered_t(~flipped()[target]);
+    if (end <= block_first) {
+      // x <= mine is mine + 1 > x, except for the largest key, which every key precedes or equals
+      if (mine == ordered_t(~ordered_t(0))) return unsigned(end - first);
+      return count<ties::counted>(first, end, ordered_t(mine + 1), target);
+    }
     if (first >= block_first + targets) return count<ties::not_counted>(first, end, mine, target);
     return count<ties::by_position>(first, end, mine, target);
   }
 
+  /// The keys x of [first, end) that go before the target: with ties
+  /// counted, those with bound > x (bound = its key + 1); not counted, those
+  /// with bound > x (bound = its key); by position, x < key, or x == key earlier.
   template <ties T>
-  __device__ __forceinline__ unsigned count(int first, int end, ordered_t mine, int target) const {
-    const load_t* in = reinterpret_cast<const load_t*>(ordered());
+  __device__ __forceinline__ unsigned count(int first, int end, ordered_t bound, int target) const {
+    const load_t* in = reinterpret_cast<const load_t*>(flipped());
     unsigned c = 0;
 #pragma unroll 4
     for (int j = first; j < end; j += per_load) {
-      const load_t x = in[j / per_load];  // the same address in every lane: a broadcast
+      const load_t y = in[j / per_load];  // the same address in every lane: a broadcast
 #pragma unroll
       for (int e = 0; e < per_load; ++e) {
-        if constexpr (T == ties::counted) c += x.k[e] <= mine;
-        else if constexpr (T == ties::not_counted) c += x.k[e] < mine;
-        else c += x.k[e] < mine || (x.k[e] == mine && j + e < target);
+        if constexpr (T == ties::by_position) {
+          const ordered_t x = ordered_t(~y.k[e]);
+          c += x < bound || (x == bound && j + e < target);
+        } else {
+          c = count_above(c, bound, y.k[e]);  // c += bound > x
+        }
       }
     }
     return c;
