@@ -145,7 +145,7 @@ inline bool use_single_tile(std::uint64_t n, const onesweep_tuning& t) {
 /// Whether comparison counting sorts n keys (rank_sort_agent).
 template <class U, class V>
 inline bool use_rank_sort(std::uint64_t n, const onesweep_tuning& t) {
-  using R = rank_sort_agent<U, V, 4>;  // (capacity and shared memory: the most any PerLane needs)
+  using R = rank_sort_agent<U, V>;
   constexpr int vb = std::is_same_v<V, no_value> ? 0 : int(sizeof(V));
   const int most = t.rank_sort_max < 0 ? sm90_rank_sort_max(int(sizeof(U)), vb) : std::min(t.rank_sort_max, R::capacity);
   return !t.force_onesweep && n >= 1 && n <= std::uint64_t(most) &&
@@ -173,18 +173,11 @@ inline rank_sort_workspace rank_sort_layout(sort_mode mode, std::uint64_t n, int
 /// Enqueues comparison counting. Returns where the result is, as onesweep_sort.
 template <class U, class V>
 int rank_sort_run(const onesweep_job<U, V>& job) {
+  using R = rank_sort_agent<U, V>;
   static per_device<cudaError_t> prepared;
   const cudaError_t st = prepared.get([] {
-    const std::size_t optin = current_device_limits().shared_optin;
-    auto raise = [&]<int L>() {
-      using R = rank_sort_agent<U, V, L>;
-      return cudaFuncSetAttribute(rank_sort_kernel<U, V, L>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  int(std::min<std::size_t>(R::smem_bytes(R::capacity), optin)));
-    };
-    cudaError_t e = raise.template operator()<1>();
-    if (e == cudaSuccess) e = raise.template operator()<2>();
-    if (e == cudaSuccess) e = raise.template operator()<4>();
-    return e;
+    return cudaFuncSetAttribute(rank_sort_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(std::min<std::size_t>(R::smem_bytes(R::capacity), current_device_limits().shared_optin)));
   });
   if (st != cudaSuccess) throw_cuda(st, "cudaFuncSetAttribute", __FILE__, __LINE__);
   const int n = int(job.n);
@@ -218,15 +211,7 @@ int rank_sort_run(const onesweep_job<U, V>& job) {
   }
   const core::ordered_codec<U> codec = job.codec;
   const U range_mask = core::bit_range_mask<U>(job.begin_bit, job.end_bit);
-  auto launch = [&]<int L>() {
-    using R = rank_sort_agent<U, V, L>;
-    rank_sort_kernel<U, V, L><<<R::blocks(job.n), R::threads, R::smem_bytes(n), stream>>>(codec, range_mask, io);
-  };
-  switch (rank_sort_lanes_for(job.n)) {
-    case 1: launch.template operator()<1>(); break;
-    case 2: launch.template operator()<2>(); break;
-    default: launch.template operator()<4>(); break;
-  }
+  rank_sort_kernel<U, V><<<R::blocks(job.n), R::threads, R::smem_bytes(n), stream>>>(codec, range_mask, io);
   RADIX_CUDA_CHECK_LAUNCH("radix rank_sort_kernel");
   if (home) {
     const bool pdl = job.tuning.pdl && current_device_limits().pdl();

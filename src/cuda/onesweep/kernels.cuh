@@ -44,12 +44,12 @@ __global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads) block_sor
 }
 
 /// Up to rank_sort_agent::capacity keys: rank_sort_agent::blocks(n) blocks
-/// of rank_sort_agent::threads, each placing 32 x PerLane keys by comparison counting.
-template <class U, class V, int PerLane>
-__global__ void __launch_bounds__(rank_sort_agent<U, V, PerLane>::threads)
+/// of rank_sort_agent::threads, each placing 32 keys by comparison counting.
+template <class U, class V>
+__global__ void __launch_bounds__(rank_sort_agent<U, V>::threads)
     rank_sort_kernel(const core::ordered_codec<U> codec, const U range_mask, const block_sort_io<U, V> io) {
   extern __shared__ __align__(16) unsigned char smem[];
-  rank_sort_agent<U, V, PerLane>{codec, range_mask, io, smem}.process();
+  rank_sort_agent<U, V>{codec, range_mask, io, smem}.process();
 }
 
 /// After a sort into the workspace (rank_sort_kernel in place): n keys, and

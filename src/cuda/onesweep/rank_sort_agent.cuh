@@ -45,22 +45,17 @@ __device__ __forceinline__ unsigned count_above(unsigned c, std::uint64_t a, std
   return c;
 }
 
-/// PerLane: targets a lane holds (1, 2 or 4; lanes_for picks by n). Each
-/// key read from shared memory is compared with all of them, so more a lane
-/// means fewer shared-memory loads a comparison, which bound the counting,
-/// but fewer blocks: worth it only once there are more blocks than SMs.
-template <class U, class V, int PerLane>
+template <class U, class V>
 struct rank_sort_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   /// Keys of up to 4 bytes compare as 32-bit words: 8- and 16-bit
   /// comparisons are no cheaper, and wider slots keep the loads simple.
   using ordered_t = std::conditional_t<(sizeof(U) <= 4), std::uint32_t, std::uint64_t>;
-  static constexpr int targets = 32 * PerLane;  ///< keys a block places; group g is [32 g, 32 g + 32) of them, lane l holding l of each
-  /// Warps that share out a block's comparisons: 32 (1024 threads) give
-  /// each scheduler 8 warps or more to hide the shared-memory latency.
+  static constexpr int targets = 32;  ///< keys a block places: one a lane
+  /// Warps that share out a block's comparisons: 32 (1024 threads, two
+  /// blocks an SM) give each scheduler 8 to 16 warps to hide the shared-memory latency.
   static constexpr int warps = 32;
   static constexpr int threads = warps * 32;
-  static_assert(PerLane <= warps, "a warp sums each group's counts");
   /// Keys one 16-byte shared-memory load brings.
   static constexpr int per_load = 16 / int(sizeof(ordered_t));
   /// The most keys the kernel takes: 128 KiB of 64-bit ordered keys, within
@@ -69,12 +64,11 @@ struct rank_sort_agent {
   /// grows as n^2.
   static constexpr int capacity = 16384;
 
-  /// Inputs padded to a whole number of loads a warp and of blocks; the
-  /// padding keys are all ones (stored as zero), after every real key, and
-  /// at later positions than any target.
+  /// Inputs padded to a whole number of loads a warp; the padding keys are
+  /// all ones (stored as zero), after every real key, and at later positions
+  /// than any target.
   __host__ __device__ static constexpr int padded(int n) {
-    constexpr int unit = warps * per_load > targets ? warps * per_load : targets;
-    return (n + unit - 1) / unit * unit;
+    return (n + warps * per_load - 1) / (warps * per_load) * (warps * per_load);
   }
   /// [complemented ordered keys | each warp's count for each target]
   __host__ __device__ static constexpr std::size_t smem_bytes(int n) {
@@ -100,21 +94,19 @@ struct rank_sort_agent {
 
   /// ~ordered bits of key j, at [j]: the form count_above takes
   __device__ __forceinline__ ordered_t* flipped() const { return reinterpret_cast<ordered_t*>(smem); }
-  /// warp w's count for the block's target t, at [w * targets + t]
   __device__ __forceinline__ unsigned* counts() const {
     return reinterpret_cast<unsigned*>(smem + std::size_t(padded(io.n)) * sizeof(ordered_t));
   }
 
   __device__ void process() const {
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-    const int block_first = int(blockIdx.x) * targets;
+    const int target = int(blockIdx.x) * targets + lane;
     load_flipped();
     __syncthreads();
-    count_before(warp, lane, block_first);
+    counts()[warp * targets + lane] = count_before(warp, target);
     __syncthreads();
     pdl_release();  // the next kernel (the copy home) may be scheduled
-    const int target = block_first + warp * 32 + lane;  // warp g places group g
-    if (warp < PerLane && target < io.n) scatter(target, total(warp * 32 + lane));
+    if (warp == 0 && target < io.n) scatter(target, total(lane));
   }
 
   /// Load: every key's ordered bits (in its bit range), complemented, into
@@ -139,67 +131,50 @@ struct rank_sort_agent {
     }
   }
 
-  /// Count: of this warp's share of the input, the keys that go before each
-  /// of the lane's targets, into counts().
-  __device__ __forceinline__ void count_before(int warp, int lane, int block_first) const {
+  /// Count: of this warp's share of the input, the keys that go before the lane's target.
+  __device__ __forceinline__ unsigned count_before(int warp, int target) const {
     const int share = padded(io.n) / warps;
     const int first = warp * share, end = first + share;
+    const int block_first = int(blockIdx.x) * targets;
     // (a target past the end is one of the padding keys: its count is never used)
-    ordered_t mine[PerLane];
-#pragma unroll
-    for (int g = 0; g < PerLane; ++g) mine[g] = ordered_t(~flipped()[block_first + 32 * g + lane]);
-    unsigned c[PerLane];
+    const ordered_t mine = ordered_t(~flipped()[target]);
     if (end <= block_first) {
-      // x <= mine is mine + 1 > x, except for the largest key (mine + 1
-      // wraps to 0 and counts nothing), which every key precedes or equals
-      ordered_t bound[PerLane];
-#pragma unroll
-      for (int g = 0; g < PerLane; ++g) bound[g] = ordered_t(mine[g] + 1);
-      count<ties::counted>(first, end, bound, block_first + lane, c);
-#pragma unroll
-      for (int g = 0; g < PerLane; ++g)
-        if (mine[g] == ordered_t(~ordered_t(0))) c[g] = unsigned(end - first);
-    } else if (first >= block_first + targets) {
-      count<ties::not_counted>(first, end, mine, block_first + lane, c);
-    } else {
-      count<ties::by_position>(first, end, mine, block_first + lane, c);
+      // x <= mine is mine + 1 > x, except for the largest key, which every key precedes or equals
+      if (mine == ordered_t(~ordered_t(0))) return unsigned(end - first);
+      return count<ties::counted>(first, end, ordered_t(mine + 1), target);
     }
-#pragma unroll
-    for (int g = 0; g < PerLane; ++g) counts()[warp * targets + 32 * g + lane] = c[g];
+    if (first >= block_first + targets) return count<ties::not_counted>(first, end, mine, target);
+    return count<ties::by_position>(first, end, mine, target);
   }
 
-  /// The keys x of [first, end) that go before each target of the lane (the
-  /// first at position `target`, the others 32 apart): with ties counted or
-  /// not, those with bound > x (bound: the target's key + 1, or its key);
-  /// by position, x < key, or x == key at an earlier position.
+  /// The keys x of [first, end) that go before the target: with ties
+  /// counted, those with bound > x (bound = its key + 1); not counted, those
+  /// with bound > x (bound = its key); by position, x < key, or x == key earlier.
   template <ties T>
-  __device__ __forceinline__ void count(int first, int end, const ordered_t (&bound)[PerLane], int target,
-                                        unsigned (&c)[PerLane]) const {
+  __device__ __forceinline__ unsigned count(int first, int end, ordered_t bound, int target) const {
     const load_t* in = reinterpret_cast<const load_t*>(flipped());
-#pragma unroll
-    for (int g = 0; g < PerLane; ++g) c[g] = 0;
+    unsigned c = 0;
 #pragma unroll 4
     for (int j = first; j < end; j += per_load) {
       const load_t y = in[j / per_load];  // the same address in every lane: a broadcast
 #pragma unroll
-      for (int e = 0; e < per_load; ++e)
-#pragma unroll
-        for (int g = 0; g < PerLane; ++g) {
-          if constexpr (T == ties::by_position) {
-            const ordered_t x = ordered_t(~y.k[e]);
-            c[g] += x < bound[g] || (x == bound[g] && j + e < target + 32 * g);
-          } else {
-            c[g] = count_above(c[g], bound[g], y.k[e]);  // c += bound > x
-          }
+      for (int e = 0; e < per_load; ++e) {
+        if constexpr (T == ties::by_position) {
+          const ordered_t x = ordered_t(~y.k[e]);
+          c += x < bound || (x == bound && j + e < target);
+        } else {
+          c = count_above(c, bound, y.k[e]);  // c += bound > x
         }
+      }
     }
+    return c;
   }
 
-  /// Total: target t's place, the sum of every warp's count.
-  __device__ __forceinline__ unsigned total(int t) const {
+  /// Total: the target's place, the sum of every warp's count.
+  __device__ __forceinline__ unsigned total(int lane) const {
     unsigned place = 0;
 #pragma unroll 8
-    for (int w = 0; w < warps; ++w) place += counts()[w * targets + t];
+    for (int w = 0; w < warps; ++w) place += counts()[w * targets + lane];
     return place;
   }
 
@@ -209,10 +184,5 @@ struct rank_sort_agent {
     if constexpr (has_values) io.put_value(place, io.vin ? ld_nc(io.vin + target) : index_value<V>(unsigned(target)));
   }
 };
-
-/// Targets a lane for n keys: one while there are at most as many blocks as
-/// SMs (4096 keys on an H100), then two and four, which keep the blocks about
-/// one an SM.
-constexpr int rank_sort_lanes_for(std::uint64_t n) { return n <= 4096 ? 1 : n <= 8192 ? 2 : 4; }
 
 }  // namespace radix::cuda_detail
