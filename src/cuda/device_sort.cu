@@ -153,14 +153,15 @@ bool uses_alternates(const core::sort_plan& p, const sort_request& r, const alte
 }
 
 template <class U, class V>
-std::size_t typed_workspace(const core::sort_plan& p, const variant& algo, bool caller_alternates = false) {
+std::size_t typed_workspace(const core::sort_plan& p, const variant& algo, bool caller_alternates = false,
+                            bool keys_out_of_place = false) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) return multipass_workspace_bytes<U, V>(mode_of(p), p.n, to_multipass(algo));
     return 0;
   }
   if constexpr (onesweep_compiled<U, V>())
-    return onesweep_workspace_bytes<U, V>(mode_of(p), p.n, tuning_override(), caller_alternates);
+    return onesweep_workspace_bytes<U, V>(mode_of(p), p.n, tuning_override(), caller_alternates, keys_out_of_place);
   return 0;
 }
 
@@ -252,11 +253,12 @@ narrow_route narrow_route_layout(const core::sort_plan& p, const variant& algo) 
 }
 
 /// with_types hands the via_index route its index type as V.
-std::size_t planned_workspace(const core::sort_plan& p, const variant& algo) {
+/// `keys_out_of_place`: a keys request with sorted_keys elsewhere, sorted natively (device_sort).
+std::size_t planned_workspace(const core::sort_plan& p, const variant& algo, bool keys_out_of_place = false) {
   return core::with_types<v128>(p, [&]<class U, class V>() -> std::size_t {
     if (p.route == core::value_route::via_index) return index_route_layout<U, V>(p, algo).layout.total();
     if (narrows_indices(p)) return narrow_route_layout<U>(p, algo).layout.total();
-    return typed_workspace<U, V>(p, algo);
+    return typed_workspace<U, V>(p, algo, false, keys_out_of_place);
   });
 }
 
@@ -431,7 +433,10 @@ void segmented_request_sort(const sort_request& r, void* ws, std::size_t wsb, cu
 std::size_t device_workspace(const sort_request& r, const variant& algo) {
   if (r.segs.segmented()) return segmented_request_workspace(r);
   if (radix::detail::is_wide_key(r.key)) return wide_request_workspace(r);
-  return planned_workspace(core::plan_sort(r, caps_of(algo)), algo);
+  // (the native route of keys out of place in device_sort)
+  const bool keys_out_of_place =
+      r.op == operation::keys && r.sorted_keys && r.sorted_keys != r.keys && !is_multipass(algo);
+  return planned_workspace(core::plan_sort(r, caps_of(algo)), algo, keys_out_of_place);
 }
 
 void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s, const variant& algo) {

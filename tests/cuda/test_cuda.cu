@@ -1284,6 +1284,19 @@ TEST_CASE(keys_out_of_place_routes, true) {
   // one key; 1-byte keys in order and all equal (no pass runs: the input copied)
   const std::vector<std::uint32_t> one{7};
   check(one, one, request_for(key_desc_of<std::uint32_t>(), 1), nullptr, "one key");
+  // small inputs (comparison counting) write the output directly: no workspace
+  {
+    sort_request small = request_for(key_desc_of<std::uint32_t>(), 5000);
+    dvec<std::uint32_t> a(5000), b(5000);
+    small.keys = a.p;
+    small.sorted_keys = b.p;
+    const std::size_t wsb = radix::cuda::workspace_bytes(small);
+    CHECK_MSG(wsb == 0, "keys out of place, 5000 keys: a workspace of %zu bytes", wsb);
+    const auto k5 = make_keys<std::uint32_t>(5000, dist::random, 45);
+    auto r5 = k5;
+    radix::sort(std::span<std::uint32_t>(r5), cpu({}));
+    check(k5, r5, request_for(key_desc_of<std::uint32_t>(), 5000), nullptr, "5000 keys");
+  }
   for (dist d : {dist::random, dist::sorted, dist::all_equal}) {
     const auto k8 = make_keys<std::uint8_t>(50000, d, 44);
     auto r8 = k8;

@@ -125,8 +125,9 @@ inline onesweep_workspace onesweep_layout(sort_mode mode, std::uint64_t n, int k
   return w;
 }
 
-/// From 1025 to 8192 keys: one block with thread-private counters
-/// (block_sort_agent), where the device holds its shared memory.
+/// From 1025 to 8192 keys that comparison counting does not take (use_rank_sort,
+/// checked first): one block with thread-private counters (block_sort_agent),
+/// where the device holds its shared memory.
 template <class U, class V>
 inline bool use_block_sort(std::uint64_t n, const onesweep_tuning& t) {
   using B = block_sort_agent<U, V>;
@@ -154,17 +155,16 @@ inline bool use_rank_sort(std::uint64_t n, const onesweep_tuning& t) {
 
 /// The comparison-counting sort's workspace: where an in-place sort of keys
 /// or pairs puts its output before the copy home (the other blocks still
-/// read the input). Keys sorted out of place, argsort and the caller's
-/// alternates need none, but the size of a keys sort is asked without
-/// knowing whether it will be out of place.
+/// read the input). Argsort and sorts into other memory (the caller's
+/// alternates, keys out of place: `elsewhere`) need none.
 struct rank_sort_workspace {
   core::workspace_layout layout{device_alignment};
   int keys = -1, values = -1;
 };
 inline rank_sort_workspace rank_sort_layout(sort_mode mode, std::uint64_t n, int key_bytes, std::size_t value_bytes,
-                                            bool caller_alternates) {
+                                            bool elsewhere) {
   rank_sort_workspace w;
-  if (mode == sort_mode::argsort || caller_alternates) return w;
+  if (mode == sort_mode::argsort || elsewhere) return w;
   w.keys = w.layout.add("sorted keys", n * key_bytes);
   if (mode == sort_mode::pairs) w.values = w.layout.add("sorted values", n * value_bytes);
   return w;
@@ -265,9 +265,12 @@ std::size_t onesweep_shared_bytes(std::uint64_t n, const onesweep_tuning& t) {
 }
 
 template <class U, class V>
-std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t, bool caller_alternates) {
+std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t, bool caller_alternates,
+                                     bool keys_out_of_place) {
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
-  if (use_rank_sort<U, V>(n, t)) return rank_sort_layout(mode, n, int(sizeof(U)), vb, caller_alternates).layout.total();
+  if (use_rank_sort<U, V>(n, t))
+    return rank_sort_layout(mode, n, int(sizeof(U)), vb, caller_alternates || (mode == sort_mode::keys && keys_out_of_place))
+        .layout.total();
   return onesweep_layout(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t), caller_alternates)
       .layout.total();
 }
@@ -447,7 +450,7 @@ int onesweep_run(const onesweep_job<U, V>& job) {
 
 #define RADIX_ONESWEEP_INSTANTIATE(U, V)                                                                  \
   template int onesweep_sort<U, V>(const onesweep_job<U, V>&);                                            \
-  template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&, bool); \
+  template std::size_t onesweep_workspace_bytes<U, V>(sort_mode, std::uint64_t, const onesweep_tuning&, bool, bool); \
   template std::size_t onesweep_shared_bytes<U, V>(std::uint64_t, const onesweep_tuning&);
 
 /// Every value type of keys U (onesweep_k<bytes>.cu, one key width each).

@@ -65,10 +65,12 @@ struct onesweep_job {
 /// (only when those were given).
 template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job);
-/// `caller_alternates`: keys/pairs whose alternates the caller gives.
+/// `caller_alternates`: keys/pairs whose alternates the caller gives;
+/// `keys_out_of_place`: keys sorted into other memory (onesweep_job::sorted_keys),
+/// which some small sorts do without a workspace.
 template <class U, class V>
 std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const onesweep_tuning& t,
-                                     bool caller_alternates = false);
+                                     bool caller_alternates = false, bool keys_out_of_place = false);
 
 /// Shared memory per block Onesweep's scatter needs for n keys: a device
 /// must offer that much (device_limits::shared_optin) for Onesweep to run.
