@@ -152,11 +152,16 @@ struct rank_sort_agent {
   /// with bound > x (bound = its key); by position, x < key, or x == key earlier.
   template <ties T>
   __device__ __forceinline__ unsigned count(int first, int end, ordered_t bound, int target) const {
-    const load_t* in = reinterpret_cast<const load_t*>(flipped());
+    // (a pointer walked with constant offsets: an index divided per load
+    // cost four integer instructions a load, which share the ALU pipe that
+    // bounds the counting)
+    const load_t* in = reinterpret_cast<const load_t*>(flipped()) + first / per_load;
+    const load_t* const in_end = in + (end - first) / per_load;
     unsigned c = 0;
+    int j = first;  // (by position only)
 #pragma unroll 4
-    for (int j = first; j < end; j += per_load) {
-      const load_t y = in[j / per_load];  // the same address in every lane: a broadcast
+    for (; in != in_end; ++in, j += per_load) {
+      const load_t y = *in;  // the same address in every lane: a broadcast
 #pragma unroll
       for (int e = 0; e < per_load; ++e) {
         if constexpr (T == ties::by_position) {
