@@ -46,11 +46,13 @@ struct onesweep_policy {
 std::ostream& operator<<(std::ostream&, const onesweep_policy&);
 
 /// The largest input sorted by comparison counting (rank_sort_agent: n^2
-/// comparisons spread over every SM) rather than by a radix sort in one
-/// block: 8192 keys, but 4096 1-byte keys (one 8-bit pass, cheap to beat).
+/// comparisons spread over every SM) rather than by a radix sort: 8192 keys;
+/// 4096 of 1 byte (one 8-bit pass, cheap to beat); 16384 of 4 or 8 bytes
+/// with values (or indices) of 8 bytes or more, whose radix passes move
+/// the most bytes a key.
 constexpr int sm90_rank_sort_max(int key_bytes, int value_bytes) {
-  (void)value_bytes;
-  return key_bytes == 1 ? 4096 : 8192;
+  if (key_bytes == 1) return 4096;
+  return key_bytes >= 4 && value_bytes >= 8 ? 16384 : 8192;
 }
 
 /// The all-digit histogram kernel's shape, the same for every key width:
