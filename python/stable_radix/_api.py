@@ -95,7 +95,8 @@ def _run(fw, device, req):
         _core.host_sort(req)
         return
     stream = fw.stream(device)
-    # Small inputs need no workspace: sorted in this one call, nothing allocated.
+    # Small inputs sorted into other memory (sort with out=, argsort) need no
+    # workspace: sorted in this one call, nothing allocated.
     need = _core.cuda_sort_without_workspace(req, device, stream)
     if not need:
         return
