@@ -22,6 +22,7 @@
 
 #include "cuda/block/block_rank.cuh"
 #include "cuda/onesweep/lookback_ring.cuh"
+#include "cuda/onesweep/rank_sort_agent.cuh"
 #include "cuda/common/policy.hpp"
 #include "cuda/testing.hpp"
 #include "harness.hpp"
@@ -255,6 +256,48 @@ TEST_CASE(kernel_rank, true) {
       CHECK_MSG(pos == expect, "rank bits=%d valid=%d", bits, valid);
     }
   }
+}
+
+namespace {
+/// out[i] = count_above(i, a[i], ~x[i]): the carry form comparison counting uses.
+template <class T>
+__global__ void count_above_kernel(const T* a, const T* x, unsigned* out, int n) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = cd::count_above(unsigned(i), a[i], T(~x[i]));
+}
+
+/// count_above against its readable twin, c + (a > x), on edge values
+/// (0, 1, the largest, equal operands) and random ones.
+template <class T>
+void count_above_cases() {
+  const T top = std::numeric_limits<T>::max();
+  std::vector<T> a, x;
+  for (T p : {T(0), T(1), T(top - 1), top, T(top / 2), T(top / 2 + 1)})
+    for (T q : {T(0), T(1), T(top - 1), top, T(top / 2), T(top / 2 + 1)}) {
+      a.push_back(p);
+      x.push_back(q);
+    }
+  std::uint64_t s = 99;
+  for (int i = 0; i < 4000; ++i) {
+    a.push_back(T(splitmix(s)));
+    x.push_back(i % 3 == 0 ? a.back() : T(splitmix(s)));
+  }
+  const int n = int(a.size());
+  dvec<T> da(a), dx(x);
+  dvec<unsigned> dout{std::size_t(n)};
+  count_above_kernel<T><<<(n + 255) / 256, 256>>>(da.p, dx.p, dout.p, n);
+  CU(cudaGetLastError());
+  CU(cudaDeviceSynchronize());
+  const auto got = dout.down();
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad += got[i] != unsigned(i) + unsigned(a[i] > x[i]);
+  CHECK_MSG(bad == 0, "count_above of %d-byte words: %d of %d wrong", int(sizeof(T)), bad, n);
+}
+}  // namespace
+
+TEST_CASE(kernel_count_above, true) {
+  count_above_cases<std::uint32_t>();
+  count_above_cases<std::uint64_t>();
 }
 
 /// `passes` launches of `tiles` look-back tiles over a ring of 2^log2 slots:
