@@ -5,9 +5,9 @@
 //
 // Why not a radix sort: at these sizes a radix sort is one block on one SM,
 // bound by the latency of its passes one after another. Comparison counting
-// does n^2 comparisons, but each costs about two instructions, every SM
-// takes a share, and nothing waits on anything else: 4096 keys are 16.8
-// million comparisons, about 1.3 us of issue on 132 SMs.
+// does n^2 comparisons, but each is a couple of integer instructions, every
+// SM takes a share, and nothing waits on anything else; the integer ALU is
+// what bounds it (bench/results has the measurements).
 //
 // A block places 32 keys, its targets, one for each lane. Its story:
 //   load     every key's ordered bits (the same transform and bit range as
@@ -59,9 +59,8 @@ struct rank_sort_agent {
   /// Keys one 16-byte shared-memory load brings.
   static constexpr int per_load = 16 / int(sizeof(ordered_t));
   /// The most keys the kernel takes: 128 KiB of 64-bit ordered keys, within
-  /// any GPU's opt-in shared memory from sm_80 on. The dispatch sets the
-  /// largest input actually sent here (rank_sort_max), well below: the work
-  /// grows as n^2.
+  /// any GPU's opt-in shared memory from sm_80 on. sm90_rank_sort_max
+  /// (policy.hpp) sets the largest input actually sent here: the work grows as n^2.
   static constexpr int capacity = 16384;
 
   /// Inputs padded to a whole number of loads a warp; the padding keys are
