@@ -60,6 +60,8 @@ onesweep_tuning& tuning_override() {
     if (const char* r = core::env::get("RADIX_CUDA_RANK_SORT_MAX")) d.rank_sort_max = int(std::strtol(r, nullptr, 10));
     const char* msd = core::env::get("RADIX_CUDA_MSD");
     d.msd_buckets = !(msd && msd[0] == '0');
+    const char* small = core::env::get("RADIX_CUDA_SMALL_TILES");
+    d.small_tiles = !(small && small[0] == '0');
     const char* mid = core::env::get("RADIX_CUDA_MID_TILES");
     d.mid_tiles = !(mid && mid[0] == '0');
     if (const char* w = core::env::get("RADIX_CUDA_SEGMENT_WARP_MAX")) d.segment_warp_max = std::uint32_t(std::strtoul(w, nullptr, 10));
@@ -480,14 +482,12 @@ std::string engine_info() {
   os << "onesweep sm_90 policies:";
   for (int kb : {1, 2, 4, 8})
     for (int vb : {0, 4, 8, 16}) {
-      if (kb <= 2 && vb > 4) continue;  // as 8-bit keys alone
       os << " " << kb * 8 << "-bit keys";
-      if (vb == 0) os << (kb == 1 ? ", keys only (and 8- and 16-bit keys with values other than 4 bytes) " : ", keys only ");
+      if (vb == 0) os << ", keys only ";
       else os << ", " << vb << "-byte values ";
       os << cuda_detail::sm90_policy(kb, vb) << ";";
     }
-  os << " up to medium_n (32- and 64-bit keys, keys only or 4-byte values) the small tiles "
-     << cuda_detail::sm90_small_tiles(4, 0) << ";";
+  os << " up to medium_n (where it is not 0) the small tiles " << cuda_detail::sm90_small_tiles(4, 0) << ";";
   os << " up to mid_n the mid tiles: 32-bit keys, 4-byte values " << cuda_detail::sm90_mid_tiles(4, 4)
      << "; 16-bit keys only " << cuda_detail::sm90_mid_tiles(2, 0) << ";";
   os << " reduce_then_scan tiles:";

@@ -720,7 +720,70 @@ TEST_CASE(wide_values_tiles, false) {
   t = saved;
 }
 
+/// The small tiles (sm90_small_tiles) of every key width with 4-, 8- and
+/// 16-byte values and argsort into 8-byte indices: sizes above the one-block
+/// routes, across several small tiles, and on both sides of each policy's
+/// medium_n; each size with the small tiles and with them turned off.
+TEST_CASE(small_tiles_every_value, false) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  const std::size_t tile = cd::sm90_small_tiles(4, 8).tile();
+  auto sizes_for = [&](int kb, int vb) {
+    const std::size_t medium = cd::sm90_policy(kb, vb).medium_n;
+    std::vector<std::size_t> s{16385, 7 * tile + 1, 70001};
+    if (medium > 0) s.insert(s.end(), {std::size_t(medium), std::size_t(medium + 1)});
+    return s;
+  };
+  for (int small = 1; small >= 0; --small) {
+    t.small_tiles = small != 0;
+    const std::string w = small ? " (small tiles)" : " (small tiles off)";
+    options desc;
+    desc.direction = order::descending;
+    for (std::size_t n : sizes_for(1, 8)) {
+      const std::string at = " n=" + std::to_string(n) + w;
+      check_pairs<std::uint8_t, 8>(make_keys<std::uint8_t>(n, dist::random, n), {}, "u8/u64" + at);
+      check_pairs<std::uint8_t, 16>(make_keys<std::uint8_t>(n, dist::few_unique, n + 1), desc, "u8/16 few unique desc" + at);
+      check_pairs<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::random, n + 2), {}, "u8/u32" + at);
+      check_argsort<std::uint8_t, std::uint64_t>(make_keys<std::uint8_t>(n, dist::random, n + 3), {}, "argsort u8 -> u64" + at);
+    }
+    for (std::size_t n : sizes_for(2, 8)) {
+      const std::string at = " n=" + std::to_string(n) + w;
+      check_pairs<std::uint16_t, 8>(make_keys<std::uint16_t>(n, dist::random, n), desc, "u16/u64 desc" + at);
+      check_pairs<std::uint16_t, 16>(make_keys<std::uint16_t>(n, dist::random, n + 1), {}, "u16/16" + at);
+      check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, dist::few_unique, n + 2), {}, "u16/u32 few unique" + at);
+    }
+    for (std::size_t n : sizes_for(4, 8)) {
+      const std::string at = " n=" + std::to_string(n) + w;
+      const auto k32 = make_keys<std::uint32_t>(n, dist::random, n);
+      check_pairs<std::uint32_t, 8>(k32, {}, "u32/u64" + at);
+      check_pairs<std::uint32_t, 16>(make_keys<std::uint32_t>(n, dist::few_unique, n + 1), desc, "u32/16 few unique desc" + at);
+      check_argsort<std::uint32_t, std::uint64_t>(k32, desc, "argsort u32 -> u64 desc" + at);
+      std::vector<float> f(n);
+      for (std::size_t i = 0; i < n; ++i) f[i] = float(std::int64_t(k32[i] % 2001) - 1000);
+      f[n / 3] = -0.0f;
+      f[n - 1] = std::numeric_limits<float>::quiet_NaN();
+      check_pairs<float, 8>(f, {}, "f32/u64 with -0 and NaN" + at);
+    }
+    for (std::size_t n : sizes_for(8, 8)) {
+      const std::string at = " n=" + std::to_string(n) + w;
+      const auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 4);
+      check_pairs<std::uint64_t, 8>(k64, desc, "u64/u64 desc" + at);
+      check_pairs<std::uint64_t, 16>(make_keys<std::uint64_t>(n, dist::few_unique, n + 5), {}, "u64/16 few unique" + at);
+      check_argsort<double, std::uint64_t>(make_keys<double>(n, dist::random, n + 6), {}, "argsort f64 -> u64" + at);
+    }
+  }
+  t = saved;
+}
+
 static void narrow_cases(bool small);
+
+TEST_CASE(small_tiles_every_value_small, true) {
+  // the small tiles of the newer rows, once each (compute-sanitizer's set)
+  check_pairs<std::uint32_t, 8>(make_keys<std::uint32_t>(40000, dist::random, 7), {}, "small tiles u32/u64");
+  check_pairs<std::uint64_t, 16>(make_keys<std::uint64_t>(40000, dist::random, 8), {}, "small tiles u64/16");
+  check_pairs<std::uint8_t, 8>(make_keys<std::uint8_t>(40000, dist::random, 9), {}, "small tiles u8/u64");
+  check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(40000, dist::random, 10), {}, "small tiles u16/u32");
+}
 
 TEST_CASE(small_every_kernel, true) {
   // single-tile kernel, keys / pairs / argsort / gather path

@@ -120,23 +120,25 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     return onesweep_policy{threads, items, min_blocks, std::uint64_t(threads) * items, medium_n, ranking, batch};
   };
   constexpr auto early = rank_order::count_then_rank, ranks_first = rank_order::rank_then_count;
-  // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles;
-  // compiled for keys only and 4-byte values); 32-bit keys alone leave them
-  // earlier: at 2^20 longer tiles won in every shape tried (384 x 8 0.087 ms,
-  // x 12 0.079, x 16 0.078, x 20 0.074; cuda-h100-2026-11-26.md), at 2^18 they tied
-  const std::uint64_t medium = value_bytes == 0 || value_bytes == 4 ? std::uint64_t(1) << 21 : 0;
+  // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles);
+  // 32-bit keys alone leave them earlier: at 2^20 longer tiles won in every
+  // shape tried (384 x 8 0.087 ms, x 12 0.079, x 16 0.078, x 20 0.074;
+  // cuda-h100-2026-11-26.md), at 2^18 they tied
+  // (not compiled for 1- and 2-byte values: not measured)
+  const std::uint64_t medium = value_bytes == 1 || value_bytes == 2 ? 0 : std::uint64_t(1) << 21;
   const std::uint64_t medium_u32 = std::uint64_t(1) << 19;  // 32-bit keys alone, and with 4-byte values
+  const std::uint64_t medium_wide = medium;  // 8- and 16-byte values; 8- and 16-bit keys with values
 
   switch (key_bytes) {
     case 1:
     case 2: {
       if (value_bytes == 4) {  // late values, digits in registers (5-17 % faster than ranked first)
-        onesweep_policy p = make(512, 16, 2, early, 0, 8);
+        onesweep_policy p = make(512, 16, 2, early, medium_wide, 8);
         p.values = value_staging::late;
         p.digits = digit_source::recomputed;
         return p;
       }
-      if (key_bytes == 1 || value_bytes != 0) return make(512, 16, 2, ranks_first, 0, 8);
+      if (key_bytes == 1 || value_bytes != 0) return make(512, 16, 2, ranks_first, value_bytes ? medium_wide : 0, 8);
       onesweep_policy p = make(384, 36, 2, early, 0, 8);  // 16-bit keys only: long tiles with the early counts
       p.digits = digit_source::recomputed;
       p.mid_n = std::uint64_t(1) << 22;  // sm90_mid_tiles up to here
@@ -152,13 +154,13 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
         return p;
       }
       if (value_bytes == 8) {
-        onesweep_policy p = make(384, 24, 2, early, 0, 1);
+        onesweep_policy p = make(384, 24, 2, early, medium_wide, 1);
         p.values = value_staging::late;  // through a keys' buffer widened to 8 bytes
         p.digits = digit_source::recomputed;
         return p;
       }
       if (value_bytes == 16) {
-        onesweep_policy p = make(384, 12, 2, early, 0, 1);
+        onesweep_policy p = make(384, 12, 2, early, medium_wide, 1);
         p.values = value_staging::late;  // through a keys' buffer widened to 16 bytes
         p.digits = digit_source::recomputed;
         return p;
@@ -168,7 +170,7 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     default: {
       if (value_bytes == 0) return make(384, 26, 2, early, medium, 2);
       onesweep_policy p = make(384, value_bytes == 4 ? 24 : value_bytes == 8 ? 20 : value_bytes == 16 ? 12 : 16, 2,
-                               early, medium, 1);
+                               early, value_bytes == 4 ? medium : medium_wide, 1);
       if (value_bytes >= 4) p.values = value_staging::late;
       return p;
     }

@@ -81,9 +81,11 @@ struct onesweep_kernels {
       if (r.status == cudaSuccess && may_be_float)
         r.status = cudaFuncSetAttribute(scatter_kernel_for<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(scatter::smem_bytes));
-      if (r.status == cudaSuccess && single::smem_bytes <= optin)
-        r.status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
+      // (only the default tier's single-tile kernel is ever launched: onesweep_run)
+      if constexpr (Alt == 0)
+        if (r.status == cudaSuccess && single::smem_bytes <= optin)
+          r.status = cudaFuncSetAttribute(single_tile_kernel<U, V, threads, items>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(single::smem_bytes));
       if (r.status == cudaSuccess)
         r.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, scatter_kernel, threads, scatter::smem_bytes);
       if (r.status == cudaSuccess)

@@ -24,7 +24,7 @@ struct onesweep_tuning {
   int rank_sort_max = -1;
   bool block_sort = true;       ///< up to 8192 keys, and segments of more than 12 keys a thread: block_sort_agent (RADIX_CUDA_BLOCK_SORT=0: single_tile_agent, for A/B)
   bool msd_buckets = true;      ///< 32- and 64-bit keys (alone, 4- or 8-byte values, argsort), 2^18 to 3 x 2^19: one MSD pass, then a block sort a bucket where they fit (RADIX_CUDA_MSD=0: off)
-  bool small_tiles = true;      ///< sm90_small_tiles for inputs up to the policy's medium_n
+  bool small_tiles = true;      ///< sm90_small_tiles up to the policy's medium_n (RADIX_CUDA_SMALL_TILES=0: off, for A/B)
   bool mid_tiles = true;        ///< sm90_mid_tiles up to the policy's mid_n (RADIX_CUDA_MID_TILES=0: off, for A/B)
   bool narrow = true;           ///< half-width keys between the first and last pass where the high halves agree
   bool pdl = true;              ///< Programmatic Dependent Launch between the passes (sm_90; RADIX_CUDA_PDL=0: off)
