@@ -55,6 +55,7 @@ onesweep_tuning& tuning_override() {
     d.narrow = !(narrow && narrow[0] == '0');
     const char* pdl = core::env::get("RADIX_CUDA_PDL");
     d.pdl = !(pdl && pdl[0] == '0');
+    if (const char* c = core::env::get("RADIX_CUDA_COUNTING_MAX")) d.counting_block_max = std::strtoll(c, nullptr, 10);
     const char* block = core::env::get("RADIX_CUDA_BLOCK_SORT");
     d.block_sort = !(block && block[0] == '0');
     if (const char* r = core::env::get("RADIX_CUDA_RANK_SORT_MAX")) d.rank_sort_max = int(std::strtol(r, nullptr, 10));

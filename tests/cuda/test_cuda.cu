@@ -775,6 +775,77 @@ TEST_CASE(small_tiles_every_value, false) {
   t = saved;
 }
 
+/// One 1-byte key sort at byte offsets of its input and output from a
+/// 16-byte boundary, against the CPU engine: in place and out of place, with
+/// the bytes around each buffer poisoned and checked.
+template <class K>
+static void counting_one(const std::vector<K>& in, options o, std::size_t in_off, std::size_t out_off,
+                         const std::string& what) {
+  static_assert(sizeof(K) == 1);
+  const std::size_t n = in.size(), pad = 32;
+  auto ref = in;
+  radix::sort(std::span<K>(ref), cpu(o));
+  const std::vector<unsigned char> poison(n + 2 * pad, 0xA5);
+  auto placed = poison;
+  if (n) std::memcpy(placed.data() + pad + in_off, in.data(), n);
+  auto guards_ok = [&](const std::vector<unsigned char>& got, std::size_t off) {
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if ((i < pad + off || i >= pad + off + n) && got[i] != 0xA5) return false;
+    return true;
+  };
+  auto body = [&](const std::vector<unsigned char>& got, std::size_t off) {
+    std::vector<K> b(n);
+    if (n) std::memcpy(b.data(), got.data() + pad + off, n);
+    return b;
+  };
+  const std::size_t wsb = radix::cuda::sort_keys_workspace_bytes<K>(n, o);
+  dvec<unsigned char> ws(wsb), a(placed), b(poison);
+  const std::string at = what + " n=" + std::to_string(n) + " offsets " + std::to_string(in_off) + "/" + std::to_string(out_off);
+  radix::cuda::sort_keys(reinterpret_cast<const K*>(a.p + pad + in_off), reinterpret_cast<K*>(b.p + pad + out_off), n,
+                         ws.p, wsb, 0, o);
+  CU(cudaDeviceSynchronize());
+  const auto got = b.down();
+  CHECK_MSG(same_bytes(body(got, out_off), ref) && guards_ok(got, out_off), "out of place %s", at.c_str());
+  CHECK_MSG(same_bytes(a.down(), placed), "out of place changed its input %s", at.c_str());
+  radix::cuda::sort_keys(reinterpret_cast<K*>(a.p + pad + in_off), n, ws.p, wsb, 0, o);
+  CU(cudaDeviceSynchronize());
+  const auto home = a.down();
+  CHECK_MSG(same_bytes(body(home, in_off), ref) && guards_ok(home, in_off), "in place %s", at.c_str());
+}
+
+/// 1-byte keys alone: one block counts inputs of up to
+/// sm90_counting_block_max keys (counting_block_agent), more take the
+/// multi-block counting sort. Sizes on both sides of the 16-byte vectors and
+/// of the limit, every offset class of input and output, both orders, signed
+/// keys, and the inputs that make many lanes count one key.
+static void counting_block_cases(bool full) {
+  const std::size_t most = std::size_t(cd::sm90_counting_block_max);
+  const std::vector<std::size_t> sizes =
+      full ? std::vector<std::size_t>{1, 2, 15, 16, 17, 31, 33, 100, 1000, 4095, 4096, 4097, 12345, most - 1, most, most + 1}
+           : std::vector<std::size_t>{1, 17, 1000, 5000};
+  const std::vector<dist> dists = full ? std::vector<dist>{dist::random, dist::all_equal, dist::few_unique, dist::sorted,
+                                                           dist::reversed}
+                                       : std::vector<dist>{dist::random, dist::few_unique};
+  const std::vector<std::size_t> offsets = full ? std::vector<std::size_t>{0, 1, 7, 15} : std::vector<std::size_t>{0, 3};
+  std::printf("  seeds: n * 7 + distribution index\n");
+  for (std::size_t n : sizes)
+    for (std::size_t di = 0; di < dists.size(); ++di)
+      for (std::size_t off : offsets) {
+        const std::uint64_t seed = n * 7 + di;
+        options asc, desc;
+        desc.direction = order::descending;
+        const std::string w = std::string(dist_name(dists[di]));
+        counting_one(make_keys<std::uint8_t>(n, dists[di], seed), asc, off, (off * 5 + 3) % 16, "u8 " + w);
+        counting_one(make_keys<std::int8_t>(n, dists[di], seed), desc, (off + 8) % 16, off, "i8 desc " + w);
+      }
+  // a bit range or a leading bit left out: not the whole key, so the radix route
+  options r;
+  r.begin_bit = 1;
+  counting_one(make_keys<std::uint8_t>(3000, dist::random, 5), r, 1, 2, "u8 bits 1-8");
+}
+TEST_CASE(counting_block_small, true) { counting_block_cases(false); }
+TEST_CASE(counting_block_shapes, false) { counting_block_cases(true); }
+
 static void narrow_cases(bool small);
 
 TEST_CASE(small_tiles_every_value_small, true) {

@@ -55,6 +55,11 @@ constexpr int sm90_rank_sort_max(int key_bytes, int value_bytes) {
   return key_bytes >= 4 && value_bytes >= 8 ? 16384 : 8192;
 }
 
+/// The largest input of 1-byte keys alone (every bit of the key in the sort)
+/// that one block sorts by counting (counting_block_agent) in one launch,
+/// where more keys take a histogram kernel and a multi-block write.
+constexpr long long sm90_counting_block_max = 1 << 16;
+
 /// The all-digit histogram kernel's shape, the same for every key width:
 /// 256 threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the
 /// next chunk's loads are in flight while one is counted; at 4 blocks it
@@ -82,6 +87,27 @@ struct scatter_shape {
 constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_values) {
   return scatter_shape{p.threads, p.items, p.min_blocks, p.lookback_batch, p.ranking,
                        has_values ? p.values : value_staging::with_keys, p.digits};
+}
+
+/// The largest input sorted in the small tiles (sm90_small_tiles; 0: none):
+/// below about one wave of the long tiles a pass takes about one tile's
+/// latency, and a short tile has less of it. Measured on an H100 against the
+/// long tiles, n = 2^14..2^21 (bench/results/cuda-h100-2026-11-27-small-tiles.md):
+/// 32-bit keys alone leave them at 2^19 (at 2^20 longer tiles won in every
+/// shape tried; cuda-h100-2026-11-26.md), as 32-bit keys with 4-byte values
+/// do (the mid tiles take over); with 8-byte values they win up to 2^20, with
+/// 16-byte values up to 2^18. 64-bit keys: 2^20 alone and with 4-byte values (at 2^21 the
+/// long tiles are 15 % faster), 2^19 with 8-byte values, 2^18 with 16-byte
+/// ones. 8- and 16-bit keys with values: 2^19. Not compiled for 1- and 2-byte
+/// values (not measured), 8-bit keys alone (a counting sort) and 16-bit keys
+/// alone (sm90_mid_tiles).
+constexpr std::uint64_t sm90_small_tiles_max(int key_bytes, int value_bytes) {
+  constexpr std::uint64_t k = 1024;
+  if (value_bytes == 1 || value_bytes == 2) return 0;
+  if (key_bytes <= 2) return value_bytes == 0 ? 0 : 512 * k;
+  if (value_bytes == 16) return 256 * k;
+  if (key_bytes == 4) return value_bytes == 8 ? 1024 * k : 512 * k;
+  return value_bytes == 8 ? 512 * k : 1024 * k;
 }
 
 /// sm_90 (H100), per key width and value width (0: keys only). The ring
@@ -120,47 +146,40 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     return onesweep_policy{threads, items, min_blocks, std::uint64_t(threads) * items, medium_n, ranking, batch};
   };
   constexpr auto early = rank_order::count_then_rank, ranks_first = rank_order::rank_then_count;
-  // inputs up to about one wave of small tiles sort faster in them (sm90_small_tiles);
-  // 32-bit keys alone leave them earlier: at 2^20 longer tiles won in every
-  // shape tried (384 x 8 0.087 ms, x 12 0.079, x 16 0.078, x 20 0.074;
-  // cuda-h100-2026-11-26.md), at 2^18 they tied
-  // (not compiled for 1- and 2-byte values: not measured)
-  const std::uint64_t medium = value_bytes == 1 || value_bytes == 2 ? 0 : std::uint64_t(1) << 21;
-  const std::uint64_t medium_u32 = std::uint64_t(1) << 19;  // 32-bit keys alone, and with 4-byte values
-  const std::uint64_t medium_wide = medium;  // 8- and 16-byte values; 8- and 16-bit keys with values
+  const std::uint64_t medium = sm90_small_tiles_max(key_bytes, value_bytes);
 
   switch (key_bytes) {
     case 1:
     case 2: {
       if (value_bytes == 4) {  // late values, digits in registers (5-17 % faster than ranked first)
-        onesweep_policy p = make(512, 16, 2, early, medium_wide, 8);
+        onesweep_policy p = make(512, 16, 2, early, medium, 8);
         p.values = value_staging::late;
         p.digits = digit_source::recomputed;
         return p;
       }
-      if (key_bytes == 1 || value_bytes != 0) return make(512, 16, 2, ranks_first, value_bytes ? medium_wide : 0, 8);
+      if (key_bytes == 1 || value_bytes != 0) return make(512, 16, 2, ranks_first, medium, 8);
       onesweep_policy p = make(384, 36, 2, early, 0, 8);  // 16-bit keys only: long tiles with the early counts
       p.digits = digit_source::recomputed;
       p.mid_n = std::uint64_t(1) << 22;  // sm90_mid_tiles up to here
       return p;
     }
     case 4: {
-      if (value_bytes == 0) return make(384, 28, 3, early, medium_u32, 1);
+      if (value_bytes == 0) return make(384, 28, 3, early, medium, 1);
       if (value_bytes == 4) {
-        onesweep_policy p = make(384, 36, 2, early, medium_u32, 1);
+        onesweep_policy p = make(384, 36, 2, early, medium, 1);
         p.values = value_staging::late;      // measured for 4-byte values only
         p.digits = digit_source::recomputed;  // the keys' scatter keeps the digits in registers for the values' (4 % faster)
         p.mid_n = std::uint64_t(1) << 25;     // sm90_mid_tiles up to here
         return p;
       }
       if (value_bytes == 8) {
-        onesweep_policy p = make(384, 24, 2, early, medium_wide, 1);
+        onesweep_policy p = make(384, 24, 2, early, medium, 1);
         p.values = value_staging::late;  // through a keys' buffer widened to 8 bytes
         p.digits = digit_source::recomputed;
         return p;
       }
       if (value_bytes == 16) {
-        onesweep_policy p = make(384, 12, 2, early, medium_wide, 1);
+        onesweep_policy p = make(384, 12, 2, early, medium, 1);
         p.values = value_staging::late;  // through a keys' buffer widened to 16 bytes
         p.digits = digit_source::recomputed;
         return p;
@@ -170,17 +189,18 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     default: {
       if (value_bytes == 0) return make(384, 26, 2, early, medium, 2);
       onesweep_policy p = make(384, value_bytes == 4 ? 24 : value_bytes == 8 ? 20 : value_bytes == 16 ? 12 : 16, 2,
-                               early, value_bytes == 4 ? medium : medium_wide, 1);
+                               early, medium, 1);
       if (value_bytes >= 4) p.values = value_staging::late;
       return p;
     }
   }
 }
 
-/// Small tiles for inputs between small_n and medium_n (32- and 64-bit keys,
-/// keys only or values of up to 4 bytes): below a few waves of the long
-/// tiles, a pass takes about one tile's latency, and a short tile has less
-/// of it (2^16 u32 keys: 7 long tiles, 22 short ones).
+/// Small tiles for inputs between small_n and medium_n (sm90_small_tiles_max
+/// says where): below a few waves of the long tiles, a pass takes about one
+/// tile's latency, and a short tile has less of it (2^16 u32 keys: 7 long
+/// tiles, 22 short ones). Values other than 4 bytes wide are loaded as their
+/// keys are staged: the tile is short, so the exposed loads are few.
 constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   p.threads = 384, p.items = 8, p.min_blocks = 3, p.ranking = rank_order::count_then_rank;

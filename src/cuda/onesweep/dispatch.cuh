@@ -155,6 +155,20 @@ inline bool use_rank_sort(std::uint64_t n, const onesweep_tuning& t) {
          R::smem_bytes(int(n)) <= current_device_limits().shared_optin;
 }
 
+/// Whether one block sorts the job by counting (counting_block_agent): 1-byte
+/// keys alone with every bit in the sort and an integer transform, up to
+/// sm90_counting_block_max of them.
+template <class U, class V>
+inline bool use_counting_block(const onesweep_job<U, V>& job) {
+  if constexpr (sizeof(U) != 1 || !std::is_same_v<V, no_value>) {
+    return false;
+  } else {
+    const long long most = job.tuning.counting_block_max < 0 ? sm90_counting_block_max : job.tuning.counting_block_max;
+    return !job.tuning.force_onesweep && job.mode == sort_mode::keys && job.codec.linear() && job.begin_bit == 0 &&
+           job.end_bit == 8 && job.n >= 1 && job.n <= std::uint64_t(most);
+  }
+}
+
 /// The comparison-counting sort's workspace: where an in-place sort of keys
 /// or pairs puts its output before the copy home (the other blocks still
 /// read the input). Argsort and sorts into other memory (the caller's
@@ -288,6 +302,19 @@ int onesweep_run(const onesweep_job<U, V>& job);
 /// mid_tier: sm90_mid_tiles, above medium_n and at most mid_n.
 template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job) {
+  if constexpr (sizeof(U) == 1 && std::is_same_v<V, no_value>) {
+    if (use_counting_block(job)) {
+      onesweep_params<U, V> p;
+      p.keys = job.keys;
+      if (job.sorted_keys != job.keys) p.sorted_keys = job.sorted_keys;  // keys out of place
+      p.n = job.n;
+      p.mode = job.mode;
+      p.codec = job.codec;
+      counting_block_kernel<U><<<1, counting_block_agent<U>::threads, 0, static_cast<cudaStream_t>(job.stream)>>>(p);
+      RADIX_CUDA_CHECK_LAUNCH("radix counting_block_kernel");
+      return 0;  // where the keys were, or in sorted_keys
+    }
+  }
   if (job.n > 0 && use_rank_sort<U, V>(job.n, job.tuning)) return rank_sort_run<U, V>(job);
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
   // a slot replaces the small tiles too: it is measured against both

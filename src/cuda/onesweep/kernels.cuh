@@ -1,6 +1,7 @@
 // The Onesweep kernels: thin shims that put an agent on its shared memory.
 #pragma once
 #include "block_sort_agent.cuh"
+#include "counting_block_agent.cuh"
 #include "histogram_agent.cuh"
 #include "rank_sort_agent.cuh"
 #include "scatter_agent.cuh"
@@ -140,6 +141,14 @@ __global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_par
         if (i0 + j < p.n) out[i0 + j] = run.k[j];
     }
   }
+}
+
+/// 1-byte keys alone, a small input: one block counts them and writes the
+/// runs out (counting_block_agent).
+template <class U>
+__global__ void __launch_bounds__(counting_block_agent<U>::threads) counting_block_kernel(const onesweep_params<U, no_value> p) {
+  __shared__ typename counting_block_agent<U>::storage s;
+  counting_block_agent<U>{p, s}.process();
 }
 
 /// After the passes: keys/pairs that ended in the other buffer than

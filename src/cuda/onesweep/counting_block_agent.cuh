@@ -1,0 +1,148 @@
+// One block sorts a small input of 1-byte keys alone by counting them
+// (Knuth vol. 3 §5.2, "distribution counting"): the sorted keys are the
+// histogram written out. One launch, no workspace, in place or out of place,
+// where the multi-block counting sort needs a histogram kernel and a launch
+// to write, and comparison counting in place a copy home.
+#pragma once
+#include <cstdint>
+
+#include "../common/common.cuh"
+#include "params.cuh"
+
+namespace radix::cuda_detail {
+
+template <class U>
+struct counting_block_agent {
+  static_assert(sizeof(U) == 1, "one byte a key: the digit is the whole key");
+  static constexpr int threads = 1024;
+  static constexpr int warps = threads / 32;
+  static constexpr int vector = 16;  ///< bytes a thread loads or stores at once
+
+  /// One histogram a warp, so that warps never contend for a counter; the
+  /// sums' exclusive scan (start of each key's run, and n past the last).
+  struct storage {
+    unsigned counts[warps][radix_size];
+    unsigned start[radix_size + 1];
+  };
+
+  const onesweep_params<U, no_value>& p;
+  storage& s;
+
+  __device__ __forceinline__ void process() {
+    clear();
+    __syncthreads();
+    count();
+    __syncthreads();  // every key is read before any is written (in place)
+    place();
+    __syncthreads();
+    write();
+  }
+
+  __device__ __forceinline__ void clear() {
+    for (int i = threadIdx.x; i < warps * radix_size; i += threads) (&s.counts[0][0])[i] = 0;
+  }
+
+  /// Counts each key's ordered digit (the key XOR the codec's constant) in
+  /// the warp's histogram. The bytes before the first 16-byte boundary and
+  /// after the last one are counted one by one.
+  __device__ __forceinline__ void count() {
+    const std::uint8_t* in = reinterpret_cast<const std::uint8_t*>(p.keys);
+    unsigned* mine = s.counts[threadIdx.x / 32];
+    const unsigned x = p.codec.linear_xor();
+    const std::uint64_t n = p.n;
+    const std::uint64_t head = head_bytes(in, n);
+    const std::uint64_t vectors = (n - head) / vector;
+    for (std::uint64_t i = threadIdx.x; i < head; i += threads) atomicAdd(&mine[in[i] ^ x], 1u);
+    for (std::uint64_t i = head + vectors * vector + threadIdx.x; i < n; i += threads) atomicAdd(&mine[in[i] ^ x], 1u);
+    const uint4* body = reinterpret_cast<const uint4*>(in + head);
+#pragma unroll 4
+    for (std::uint64_t v = threadIdx.x; v < vectors; v += threads) {
+      const uint4 q = body[v];
+      count_word(mine, q.x, x), count_word(mine, q.y, x), count_word(mine, q.z, x), count_word(mine, q.w, x);
+    }
+  }
+
+  /// Four keys: one count of 4 where they are equal (sorted, few distinct
+  /// or equal keys would otherwise make many lanes add to one counter).
+  __device__ __forceinline__ static void count_word(unsigned* mine, unsigned w, unsigned x) {
+    const unsigned b = w & 0xFFu;
+    if (w == b * 0x01010101u) {
+      atomicAdd(&mine[b ^ x], 4u);
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) atomicAdd(&mine[((w >> (8 * j)) & 0xFFu) ^ x], 1u);
+  }
+
+  /// start[d] = how many keys have a smaller ordered digit: the warps'
+  /// histograms summed, then an exclusive scan by the first eight warps
+  /// (one digit a thread) and the scan of their totals.
+  __device__ __forceinline__ void place() {
+    __shared__ unsigned warp_total[radix_size / 32];
+    const int d = threadIdx.x;
+    unsigned total = 0, incl = 0;
+    if (d < radix_size) {
+      for (int w = 0; w < warps; ++w) total += s.counts[w][d];
+      incl = total;
+#pragma unroll
+      for (int o = 1; o < 32; o *= 2) {
+        const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+        if (d % 32 >= o) incl += y;
+      }
+      if (d % 32 == 31) warp_total[d / 32] = incl;
+    }
+    __syncthreads();
+    if (d < radix_size) {
+      unsigned before = 0;
+      for (int w = 0; w < d / 32; ++w) before += warp_total[w];
+      s.start[d] = before + incl - total;
+    }
+    if (d == 0) s.start[radix_size] = unsigned(p.n);
+  }
+
+  /// Each position gets the key whose run holds it: 16-byte stores between
+  /// the output's 16-byte boundaries, single bytes outside them.
+  __device__ __forceinline__ void write() {
+    U* out = p.key_out();
+    std::uint8_t* o = reinterpret_cast<std::uint8_t*>(out);
+    const std::uint64_t n = p.n;
+    const std::uint64_t head = head_bytes(o, n);
+    const std::uint64_t vectors = (n - head) / vector;
+    const unsigned x = p.codec.linear_xor();
+    for (std::uint64_t i = threadIdx.x; i < head; i += threads) o[i] = std::uint8_t(digit_at(unsigned(i)) ^ x);
+    for (std::uint64_t i = head + vectors * vector + threadIdx.x; i < n; i += threads)
+      o[i] = std::uint8_t(digit_at(unsigned(i)) ^ x);
+    uint4* body = reinterpret_cast<uint4*>(o + head);
+    for (std::uint64_t v = threadIdx.x; v < vectors; v += threads) {
+      const unsigned i0 = unsigned(head + v * vector);
+      unsigned d = digit_at(i0);
+      union {
+        std::uint8_t k[vector];
+        uint4 q;
+      } run;
+#pragma unroll
+      for (int j = 0; j < vector; ++j) {
+        while (s.start[d + 1] <= i0 + j) ++d;  // the next non-empty run (start[256] = n ends it)
+        run.k[j] = std::uint8_t(d ^ x);
+      }
+      body[v] = run.q;
+    }
+  }
+
+  /// The digit whose run holds position i: the last d with start[d] <= i.
+  __device__ __forceinline__ unsigned digit_at(unsigned i) const {
+    unsigned d = 0;
+#pragma unroll
+    for (unsigned step = radix_size / 2; step > 0; step /= 2)
+      if (s.start[d + step] <= i) d += step;
+    return d;
+  }
+
+  /// Bytes before the first 16-byte boundary at or after a (all of them when fewer).
+  __device__ __forceinline__ static std::uint64_t head_bytes(const void* a, std::uint64_t n) {
+    const std::uint64_t h = (vector - (reinterpret_cast<std::uintptr_t>(a) % vector)) % vector;
+    return h < n ? h : n;
+  }
+};
+
+}  // namespace radix::cuda_detail
