@@ -1,4 +1,4 @@
-// Small sorts, where fixed costs decide: for u16 and u32 keys and u32/u32
+// Small sorts, where fixed costs decide: for u8, u16 and u32 keys and u32/u32
 // pairs at n = 2^10 .. 2^18, radix::cuda against CUB DeviceRadixSort
 // (DoubleBuffer), each with a preallocated workspace. Three figures a call:
 //   submit  host microseconds to enqueue one call (mean over a burst, no sync)
@@ -102,7 +102,7 @@ void keys_row(int log2n, cudaStream_t s, int burst, int reps) {
         (void)cub::DeviceRadixSort::SortKeys(cw, cws, d, int(n), 0, int(8 * sizeof(K)), s);
       },
       s, burst, reps);
-  print(sizeof(K) == 2 ? "u16 keys" : "u32 keys", log2n, r, c);
+  print(sizeof(K) == 1 ? "u8 keys" : sizeof(K) == 2 ? "u16 keys" : "u32 keys", log2n, r, c);
   for (K* p : {k, k0, alt}) BCU(cudaFree(p));
   BCU(cudaFree(rw));
   BCU(cudaFree(cw));
@@ -176,6 +176,7 @@ int main(int argc, char** argv) {
         std::printf("| (skipped: %s) |\n", e.what());
       }
     };
+    for (int l = lo; l <= hi; l += 2) row([&] { keys_row<std::uint8_t>(l, s, burst, reps); });
     for (int l = lo; l <= hi; l += 2) row([&] { keys_row<std::uint16_t>(l, s, burst, reps); });
     for (int l = lo; l <= hi; l += 2) row([&] { keys_row<std::uint32_t>(l, s, burst, reps); });
     for (int l = lo; l <= hi; l += 2) row([&] { pairs_row(l, s, burst, reps); });

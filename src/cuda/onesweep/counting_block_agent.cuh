@@ -14,14 +14,22 @@ namespace radix::cuda_detail {
 template <class U>
 struct counting_block_agent {
   static_assert(sizeof(U) == 1, "one byte a key: the digit is the whole key");
-  static constexpr int threads = 1024;
-  static constexpr int warps = threads / 32;
+  static constexpr int max_threads = 1024;
+  static constexpr int max_warps = max_threads / 32;
   static constexpr int vector = 16;  ///< bytes a thread loads or stores at once
+
+  /// A thread a 16-byte vector, in whole warps, at least 8 (a thread a digit
+  /// in the scan) and at most 1024: fewer warps' histograms to clear and sum
+  /// where the input is small.
+  static constexpr int threads_for(std::uint64_t n) {
+    const std::uint64_t t = (n + vector - 1) / vector;
+    return t <= 256 ? 256 : t >= std::uint64_t(max_threads) ? max_threads : int((t + 31) / 32 * 32);
+  }
 
   /// One histogram a warp, so that warps never contend for a counter; the
   /// sums' exclusive scan (start of each key's run, and n past the last).
   struct storage {
-    unsigned counts[warps][radix_size];
+    unsigned counts[max_warps][radix_size];
     unsigned start[radix_size + 1];
   };
 
@@ -39,7 +47,7 @@ struct counting_block_agent {
   }
 
   __device__ __forceinline__ void clear() {
-    for (int i = threadIdx.x; i < warps * radix_size; i += threads) (&s.counts[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < int(blockDim.x / 32) * radix_size; i += blockDim.x) (&s.counts[0][0])[i] = 0;
   }
 
   /// Counts each key's ordered digit (the key XOR the codec's constant) in
@@ -52,11 +60,11 @@ struct counting_block_agent {
     const std::uint64_t n = p.n;
     const std::uint64_t head = head_bytes(in, n);
     const std::uint64_t vectors = (n - head) / vector;
-    for (std::uint64_t i = threadIdx.x; i < head; i += threads) atomicAdd(&mine[in[i] ^ x], 1u);
-    for (std::uint64_t i = head + vectors * vector + threadIdx.x; i < n; i += threads) atomicAdd(&mine[in[i] ^ x], 1u);
+    for (std::uint64_t i = threadIdx.x; i < head; i += blockDim.x) atomicAdd(&mine[in[i] ^ x], 1u);
+    for (std::uint64_t i = head + vectors * vector + threadIdx.x; i < n; i += blockDim.x) atomicAdd(&mine[in[i] ^ x], 1u);
     const uint4* body = reinterpret_cast<const uint4*>(in + head);
 #pragma unroll 4
-    for (std::uint64_t v = threadIdx.x; v < vectors; v += threads) {
+    for (std::uint64_t v = threadIdx.x; v < vectors; v += blockDim.x) {
       const uint4 q = body[v];
       count_word(mine, q.x, x), count_word(mine, q.y, x), count_word(mine, q.z, x), count_word(mine, q.w, x);
     }
@@ -82,7 +90,7 @@ struct counting_block_agent {
     const int d = threadIdx.x;
     unsigned total = 0, incl = 0;
     if (d < radix_size) {
-      for (int w = 0; w < warps; ++w) total += s.counts[w][d];
+      for (int w = 0; w < int(blockDim.x / 32); ++w) total += s.counts[w][d];
       incl = total;
 #pragma unroll
       for (int o = 1; o < 32; o *= 2) {
@@ -109,11 +117,11 @@ struct counting_block_agent {
     const std::uint64_t head = head_bytes(o, n);
     const std::uint64_t vectors = (n - head) / vector;
     const unsigned x = p.codec.linear_xor();
-    for (std::uint64_t i = threadIdx.x; i < head; i += threads) o[i] = std::uint8_t(digit_at(unsigned(i)) ^ x);
-    for (std::uint64_t i = head + vectors * vector + threadIdx.x; i < n; i += threads)
+    for (std::uint64_t i = threadIdx.x; i < head; i += blockDim.x) o[i] = std::uint8_t(digit_at(unsigned(i)) ^ x);
+    for (std::uint64_t i = head + vectors * vector + threadIdx.x; i < n; i += blockDim.x)
       o[i] = std::uint8_t(digit_at(unsigned(i)) ^ x);
     uint4* body = reinterpret_cast<uint4*>(o + head);
-    for (std::uint64_t v = threadIdx.x; v < vectors; v += threads) {
+    for (std::uint64_t v = threadIdx.x; v < vectors; v += blockDim.x) {
       const unsigned i0 = unsigned(head + v * vector);
       unsigned d = digit_at(i0);
       union {

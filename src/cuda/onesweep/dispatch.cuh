@@ -310,7 +310,7 @@ int onesweep_sort(const onesweep_job<U, V>& job) {
       p.n = job.n;
       p.mode = job.mode;
       p.codec = job.codec;
-      counting_block_kernel<U><<<1, counting_block_agent<U>::threads, 0, static_cast<cudaStream_t>(job.stream)>>>(p);
+      counting_block_kernel<U><<<1, counting_block_agent<U>::threads_for(job.n), 0, static_cast<cudaStream_t>(job.stream)>>>(p);
       RADIX_CUDA_CHECK_LAUNCH("radix counting_block_kernel");
       return 0;  // where the keys were, or in sorted_keys
     }

@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(256) onesweep_expand_kernel(const onesweep_par
 /// 1-byte keys alone, a small input: one block counts them and writes the
 /// runs out (counting_block_agent).
 template <class U>
-__global__ void __launch_bounds__(counting_block_agent<U>::threads) counting_block_kernel(const onesweep_params<U, no_value> p) {
+__global__ void __launch_bounds__(counting_block_agent<U>::max_threads) counting_block_kernel(const onesweep_params<U, no_value> p) {
   __shared__ typename counting_block_agent<U>::storage s;
   counting_block_agent<U>{p, s}.process();
 }
