@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cuda/block/block_rank.cuh"
+#include "cuda/onesweep/counting_block_agent.cuh"
 #include "cuda/onesweep/lookback_ring.cuh"
 #include "cuda/onesweep/rank_sort_agent.cuh"
 #include "cuda/common/policy.hpp"
@@ -473,6 +474,11 @@ void check_double_buffer(const std::vector<H>& in, options o, const std::string&
 /// Where a double-buffered sort of n keys ends: comparison counting writes
 /// the alternates; else where the radix route leaves it (`otherwise`).
 static int expected_selector(std::size_t n, int key_bytes, int value_bytes, int otherwise) {
+  // 1-byte keys with values: one block counts them in place
+  const long long counting = cd::tuning_override().counting_block_max;
+  const long long cap = cd::counting_pairs_agent<std::uint8_t, std::uint32_t>::capacity;
+  if (key_bytes == 1 && value_bytes > 0 && n >= 1 && n <= std::size_t(counting < 0 ? cap : std::min(counting, cap)))
+    return 0;
   const int most = cd::tuning_override().rank_sort_max;
   const std::size_t rank_max = std::size_t(most < 0 ? cd::sm90_rank_sort_max(key_bytes, value_bytes) : most);
   return n >= 1 && n <= rank_max ? 1 : otherwise;
@@ -728,49 +734,56 @@ TEST_CASE(small_tiles_every_value, false) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
   const std::size_t tile = cd::sm90_small_tiles(4, 8).tile();
+  // around each key and value width's own limit
   auto sizes_for = [&](int kb, int vb) {
     const std::size_t medium = cd::sm90_policy(kb, vb).medium_n;
     std::vector<std::size_t> s{16385, 7 * tile + 1, 70001};
     if (medium > 0) s.insert(s.end(), {std::size_t(medium), std::size_t(medium + 1)});
     return s;
   };
+  t.msd_buckets = false;  // every pass in the tiles under test
   for (int small = 1; small >= 0; --small) {
     t.small_tiles = small != 0;
     const std::string w = small ? " (small tiles)" : " (small tiles off)";
     options desc;
     desc.direction = order::descending;
+    const auto at = [&](std::size_t n) { return " n=" + std::to_string(n) + w; };
     for (std::size_t n : sizes_for(1, 8)) {
-      const std::string at = " n=" + std::to_string(n) + w;
-      check_pairs<std::uint8_t, 8>(make_keys<std::uint8_t>(n, dist::random, n), {}, "u8/u64" + at);
-      check_pairs<std::uint8_t, 16>(make_keys<std::uint8_t>(n, dist::few_unique, n + 1), desc, "u8/16 few unique desc" + at);
-      check_pairs<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::random, n + 2), {}, "u8/u32" + at);
-      check_argsort<std::uint8_t, std::uint64_t>(make_keys<std::uint8_t>(n, dist::random, n + 3), {}, "argsort u8 -> u64" + at);
+      check_pairs<std::uint8_t, 8>(make_keys<std::uint8_t>(n, dist::random, n), {}, "u8/u64" + at(n));
+      check_argsort<std::uint8_t, std::uint64_t>(make_keys<std::uint8_t>(n, dist::random, n + 3), {}, "argsort u8 -> u64" + at(n));
     }
-    for (std::size_t n : sizes_for(2, 8)) {
-      const std::string at = " n=" + std::to_string(n) + w;
-      check_pairs<std::uint16_t, 8>(make_keys<std::uint16_t>(n, dist::random, n), desc, "u16/u64 desc" + at);
-      check_pairs<std::uint16_t, 16>(make_keys<std::uint16_t>(n, dist::random, n + 1), {}, "u16/16" + at);
-      check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, dist::few_unique, n + 2), {}, "u16/u32 few unique" + at);
-    }
+    for (std::size_t n : sizes_for(1, 16))
+      check_pairs<std::uint8_t, 16>(make_keys<std::uint8_t>(n, dist::few_unique, n + 1), desc, "u8/16 few unique desc" + at(n));
+    for (std::size_t n : sizes_for(1, 4))
+      check_pairs<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::random, n + 2), {}, "u8/u32" + at(n));
+    for (std::size_t n : sizes_for(2, 8))
+      check_pairs<std::uint16_t, 8>(make_keys<std::uint16_t>(n, dist::random, n), desc, "u16/u64 desc" + at(n));
+    for (std::size_t n : sizes_for(2, 16))
+      check_pairs<std::uint16_t, 16>(make_keys<std::uint16_t>(n, dist::random, n + 1), {}, "u16/16" + at(n));
+    for (std::size_t n : sizes_for(2, 4))
+      check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, dist::few_unique, n + 2), {}, "u16/u32 few unique" + at(n));
     for (std::size_t n : sizes_for(4, 8)) {
-      const std::string at = " n=" + std::to_string(n) + w;
       const auto k32 = make_keys<std::uint32_t>(n, dist::random, n);
-      check_pairs<std::uint32_t, 8>(k32, {}, "u32/u64" + at);
-      check_pairs<std::uint32_t, 16>(make_keys<std::uint32_t>(n, dist::few_unique, n + 1), desc, "u32/16 few unique desc" + at);
-      check_argsort<std::uint32_t, std::uint64_t>(k32, desc, "argsort u32 -> u64 desc" + at);
+      check_pairs<std::uint32_t, 8>(k32, {}, "u32/u64" + at(n));
       std::vector<float> f(n);
       for (std::size_t i = 0; i < n; ++i) f[i] = float(std::int64_t(k32[i] % 2001) - 1000);
       f[n / 3] = -0.0f;
       f[n - 1] = std::numeric_limits<float>::quiet_NaN();
-      check_pairs<float, 8>(f, {}, "f32/u64 with -0 and NaN" + at);
+      check_pairs<float, 8>(f, {}, "f32/u64 with -0 and NaN" + at(n));
     }
+    // (8-byte indices as 8-byte values below 2^20; from 2^20 4-byte ones carried, in the mid tiles)
+    for (std::size_t n : sizes_for(4, 8))
+      check_argsort<std::uint32_t, std::uint64_t>(make_keys<std::uint32_t>(n, dist::random, n), desc, "argsort u32 -> u64 desc" + at(n));
+    for (std::size_t n : sizes_for(4, 16))
+      check_pairs<std::uint32_t, 16>(make_keys<std::uint32_t>(n, dist::few_unique, n + 1), desc, "u32/16 few unique desc" + at(n));
     for (std::size_t n : sizes_for(8, 8)) {
-      const std::string at = " n=" + std::to_string(n) + w;
-      const auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 4);
-      check_pairs<std::uint64_t, 8>(k64, desc, "u64/u64 desc" + at);
-      check_pairs<std::uint64_t, 16>(make_keys<std::uint64_t>(n, dist::few_unique, n + 5), {}, "u64/16 few unique" + at);
-      check_argsort<double, std::uint64_t>(make_keys<double>(n, dist::random, n + 6), {}, "argsort f64 -> u64" + at);
+      check_pairs<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::random, n + 4), desc, "u64/u64 desc" + at(n));
+      check_argsort<double, std::uint64_t>(make_keys<double>(n, dist::random, n + 6), {}, "argsort f64 -> u64" + at(n));
     }
+    for (std::size_t n : sizes_for(8, 4))
+      check_pairs<std::uint64_t, 4>(make_keys<std::uint64_t>(n, dist::random, n + 7), {}, "u64/u32" + at(n));
+    for (std::size_t n : sizes_for(8, 16))
+      check_pairs<std::uint64_t, 16>(make_keys<std::uint64_t>(n, dist::few_unique, n + 5), {}, "u64/16 few unique" + at(n));
   }
   t = saved;
 }
@@ -785,12 +798,14 @@ static void counting_one(const std::vector<K>& in, options o, std::size_t in_off
   const std::size_t n = in.size(), pad = 32;
   auto ref = in;
   radix::sort(std::span<K>(ref), cpu(o));
-  const std::vector<unsigned char> poison(n + 2 * pad, 0xA5);
+  // two poisons by offset: a skipped write shows even where the key equals one of them
+  const unsigned char bad = in_off % 2 ? 0x5A : 0xA5;
+  const std::vector<unsigned char> poison(n + 2 * pad, bad);
   auto placed = poison;
   if (n) std::memcpy(placed.data() + pad + in_off, in.data(), n);
   auto guards_ok = [&](const std::vector<unsigned char>& got, std::size_t off) {
     for (std::size_t i = 0; i < got.size(); ++i)
-      if ((i < pad + off || i >= pad + off + n) && got[i] != 0xA5) return false;
+      if ((i < pad + off || i >= pad + off + n) && got[i] != bad) return false;
     return true;
   };
   auto body = [&](const std::vector<unsigned char>& got, std::size_t off) {
@@ -813,12 +828,23 @@ static void counting_one(const std::vector<K>& in, options o, std::size_t in_off
   CHECK_MSG(same_bytes(body(home, in_off), ref) && guards_ok(home, in_off), "in place %s", at.c_str());
 }
 
-/// 1-byte keys alone: one block counts inputs of up to
-/// sm90_counting_block_max keys (counting_block_agent), more take the
-/// multi-block counting sort. Sizes on both sides of the 16-byte vectors and
-/// of the limit, every offset class of input and output, both orders, signed
-/// keys, and the inputs that make many lanes count one key.
+/// 1-byte keys: one block counts inputs of up to sm90_counting_block_max
+/// keys alone (counting_block_agent; more take the multi-block counting
+/// sort), and pairs and argsort up to counting_pairs_agent's capacity.
+/// Keys alone: sizes on both sides of the 16-byte vectors and of the limit,
+/// every offset class of input and output, both orders, signed keys, and the
+/// inputs that make many lanes count one key. Pairs and argsort: sizes across
+/// rounds, warps and the capacity, both orders, a bit range, every value width.
 static void counting_block_cases(bool full) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.counting_block_max = -1, t.force_onesweep = false;
+  // within the limits, any other route throws (no comparison counting, a ring
+  // that onesweep_run refuses before it launches): the counting sort ran
+  auto only_counting = [&](bool within) {
+    t.rank_sort_max = within ? 0 : saved.rank_sort_max;
+    t.ring = within ? cd::ring_config{0, 0, 0} : saved.ring;
+  };
   const std::size_t most = std::size_t(cd::sm90_counting_block_max);
   const std::vector<std::size_t> sizes =
       full ? std::vector<std::size_t>{1, 2, 15, 16, 17, 31, 33, 100, 1000, 4095, 4096, 4097, 12345, most - 1, most, most + 1}
@@ -835,13 +861,42 @@ static void counting_block_cases(bool full) {
         options asc, desc;
         desc.direction = order::descending;
         const std::string w = std::string(dist_name(dists[di]));
-        counting_one(make_keys<std::uint8_t>(n, dists[di], seed), asc, off, (off * 5 + 3) % 16, "u8 " + w);
+        only_counting(n <= most);
+        counting_one(make_keys<std::uint8_t>(n, dists[di], seed), asc, off, (16 - off) % 16, "u8 " + w);
         counting_one(make_keys<std::int8_t>(n, dists[di], seed), desc, (off + 8) % 16, off, "i8 desc " + w);
       }
-  // a bit range or a leading bit left out: not the whole key, so the radix route
-  options r;
-  r.begin_bit = 1;
+  // keys alone with a bit range: not the whole key, so another route
+  only_counting(false);
+  options r, r2;
+  r.begin_bit = 1, r2.end_bit = 7;
   counting_one(make_keys<std::uint8_t>(3000, dist::random, 5), r, 1, 2, "u8 bits 1-8");
+  counting_one(make_keys<std::uint8_t>(3000, dist::random, 6), r2, 0, 0, "u8 bits 0-7");
+  // pairs and argsort (counting_pairs_agent): a stable counting sort up to its capacity
+  const std::size_t cap = cd::counting_pairs_agent<std::uint8_t, std::uint32_t>::capacity;
+  const std::vector<std::size_t> psizes = full ? std::vector<std::size_t>{1, 2, 31, 32, 33, 127, 128, 129, 1000, 1023,
+                                                                          1024, 1025, 2049, cap - 1, cap, cap + 1}
+                                               : std::vector<std::size_t>{1, 33, 1025, cap};
+  for (std::size_t n : psizes)
+    for (std::size_t di = 0; di < dists.size(); ++di) {
+      const std::uint64_t seed = n * 7 + di;
+      const std::string w = std::string(dist_name(dists[di])) + " n=" + std::to_string(n);
+      options desc, bits;
+      desc.direction = order::descending;
+      bits.begin_bit = 2, bits.end_bit = 7;
+      only_counting(n <= cap);
+      const auto k8 = make_keys<std::uint8_t>(n, dists[di], seed);
+      check_pairs<std::uint8_t, 4>(k8, {}, "counting u8/u32 " + w);
+      check_pairs<std::int8_t, 8>(make_keys<std::int8_t>(n, dists[di], seed), desc, "counting i8/u64 desc " + w);
+      check_pairs<std::uint8_t, 4>(k8, bits, "counting u8/u32 bits 2-7 " + w);
+      check_argsort<std::uint8_t, std::uint32_t>(k8, desc, "counting argsort u8 desc " + w);
+      if (full) {
+        check_pairs<std::uint8_t, 16>(k8, {}, "counting u8/16 " + w);
+        check_pairs<std::uint8_t, 2>(k8, desc, "counting u8/u16 desc " + w);
+        check_pairs<std::uint8_t, 1>(k8, {}, "counting u8/u8 " + w);
+        check_argsort<std::int8_t, std::uint64_t>(make_keys<std::int8_t>(n, dists[di], seed), {}, "counting argsort i8 -> u64 " + w);
+      }
+    }
+  t = saved;
 }
 TEST_CASE(counting_block_small, true) { counting_block_cases(false); }
 TEST_CASE(counting_block_shapes, false) { counting_block_cases(true); }
@@ -864,7 +919,8 @@ TEST_CASE(small_every_kernel, true) {
   check_pairs<std::uint32_t, 3>(make_keys<std::uint32_t>(4000, dist::random, 4), {}, "small u32/3 gather");
   // multi-block: histogram, scatter (tiny ring wrapping), finish
   forced_ring_cases(true);
-  check_keys(make_keys<std::uint8_t>(50000, dist::random, 5), {}, "u8 one pass + copy home");
+  // (above the one-block counting sort's limit: the multi-block counting sort)
+  check_keys(make_keys<std::uint8_t>(70000, dist::random, 5), {}, "u8 multi-block counting sort");
   check_keys(make_keys<std::uint16_t>(50000, dist::random, 6), {}, "u16 multi-block");
   narrow_cases(true);  // the scatter kernel's half-width loads and stores
 }
@@ -889,6 +945,7 @@ static void small_input_cases(small_route route, bool full) {
   const cd::onesweep_tuning saved = t;
   t.rank_sort_max = route == small_route::rank_sort ? 16384 : 0;
   t.block_sort = route == small_route::block_sort;
+  t.counting_block_max = 0;  // 1-byte keys too take the route under test
   // block sort: from fewest + 1 (1025) to capacity (8192); 256 threads up to 4096 keys, then 512
   std::vector<std::size_t> sizes = full ? std::vector<std::size_t>{2, 1000, 1024, 1025, 1100, 2047, 4095, 4096,
                                                                    4097, 5000, 8191, 8192}
@@ -1475,7 +1532,7 @@ TEST_CASE(keys_out_of_place_routes, true) {
     check(k5, r5, request_for(key_desc_of<std::uint32_t>(), 5000), nullptr, "5000 keys");
   }
   for (dist d : {dist::random, dist::sorted, dist::all_equal}) {
-    const auto k8 = make_keys<std::uint8_t>(50000, d, 44);
+    const auto k8 = make_keys<std::uint8_t>(70001, d, 44);  // above the one-block counting sort
     auto r8 = k8;
     radix::sort(std::span<std::uint8_t>(r8), cpu({}));
     check(k8, r8, request_for(key_desc_of<std::uint8_t>(), k8.size()), nullptr, dist_name(d));

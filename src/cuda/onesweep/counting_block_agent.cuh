@@ -1,12 +1,14 @@
-// One block sorts a small input of 1-byte keys alone by counting them
-// (Knuth vol. 3 §5.2, "distribution counting"): the sorted keys are the
-// histogram written out. One launch, no workspace, in place or out of place,
-// where the multi-block counting sort needs a histogram kernel and a launch
-// to write, and comparison counting in place a copy home.
+// One block sorts a small input of 1-byte keys by counting them (Knuth
+// vol. 3 §5.2, "distribution counting"). Keys alone: the sorted keys are the
+// histogram written out. Pairs and argsort: a stable counting sort. One
+// launch, no workspace, in place or out of place, where the multi-block
+// counting sort needs a histogram kernel and a launch to write, and
+// comparison counting in place a copy home.
 #pragma once
 #include <cstdint>
 
 #include "../common/common.cuh"
+#include "block_sort_agent.cuh"  // block_sort_io
 #include "params.cuh"
 
 namespace radix::cuda_detail {
@@ -150,6 +152,138 @@ struct counting_block_agent {
   __device__ __forceinline__ static std::uint64_t head_bytes(const void* a, std::uint64_t n) {
     const std::uint64_t h = (vector - (reinterpret_cast<std::uintptr_t>(a) % vector)) % vector;
     return h < n ? h : n;
+  }
+};
+
+}  // namespace radix::cuda_detail
+
+namespace radix::cuda_detail {
+
+/// Pairs and argsort of 1-byte keys, a small input: one block, one launch,
+/// a stable counting sort. Warp w owns a contiguous segment of the input and
+/// holds it in registers (so that an in-place sort reads everything before
+/// it writes). Each warp counts its segment's digits; a digit's run is then
+/// split among the warps in input order, and each warp places its keys
+/// round by round, equal digits of a round by lane order (__match_any_sync).
+template <class U, class V>
+struct counting_pairs_agent {
+  static_assert(sizeof(U) == 1, "one byte a key: 256 digits");
+  static constexpr int max_threads = 1024;
+  static constexpr int max_warps = max_threads / 32;
+  static constexpr int rounds = 4;  ///< keys a lane holds: 32 x 4 keys a warp
+  static constexpr int capacity = max_threads * rounds;
+  static constexpr unsigned none = 0xFFFFu;  ///< the digit of a lane past the end (never counted)
+
+  /// Whole warps of 32 x rounds keys, at least 8 (a thread a digit in the scan).
+  static constexpr int threads_for(std::uint64_t n) {
+    const std::uint64_t w = (n + 32 * rounds - 1) / (32 * rounds);
+    return w <= 8 ? 256 : int(w * 32);
+  }
+
+  struct storage {
+    unsigned offsets[max_warps][radix_size];  ///< a warp's count of each digit, then where its next key of it goes
+    unsigned warp_total[radix_size / 32];
+  };
+
+  const onesweep_params<U, V>& p;
+  storage& s;
+  block_sort_io<U, V> io;
+  U keys[rounds];
+  V values[rounds];
+  unsigned digits[rounds];
+
+  __device__ __forceinline__ void process() {
+    clear();
+    load();
+    __syncthreads();  // every key and value is held before any is written (in place)
+    count();
+    __syncthreads();
+    place();
+    __syncthreads();
+    scatter();
+  }
+
+  __device__ __forceinline__ void clear() {
+    for (int i = threadIdx.x; i < int(blockDim.x / 32) * radix_size; i += blockDim.x) (&s.offsets[0][0])[i] = 0;
+  }
+
+  /// Round r of warp w holds input w x 32 x rounds + 32 r + lane.
+  __device__ __forceinline__ unsigned position(int r) const {
+    return (threadIdx.x / 32) * 32 * rounds + 32 * r + threadIdx.x % 32;
+  }
+
+  __device__ __forceinline__ void load() {
+    const unsigned x = p.codec.linear_xor(), mask = unsigned(p.range_mask);
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+      const unsigned i = position(r);
+      digits[r] = none;
+      if (i < unsigned(io.n)) {
+        keys[r] = io.kin[i];
+        digits[r] = (unsigned(keys[r]) ^ x) & mask;
+        values[r] = io.vin ? io.vin[i] : index_value<V>(i);
+      }
+    }
+  }
+
+  /// The warp's count of each digit: one add a digit and round, by the
+  /// lowest lane holding it.
+  __device__ __forceinline__ void count() {
+    unsigned* mine = s.offsets[threadIdx.x / 32];
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+      const unsigned peers = __match_any_sync(0xFFFFFFFFu, digits[r]);
+      if (digits[r] != none && (peers & lanemask_lt()) == 0) mine[digits[r]] += __popc(peers);
+      __syncwarp();
+    }
+  }
+
+  /// offsets[w][d] = keys of smaller digits + keys of digit d in warps
+  /// before w: the digits' totals scanned by the first eight warps (a thread
+  /// a digit), then each digit's run walked warp by warp.
+  __device__ __forceinline__ void place() {
+    const int d = threadIdx.x, warps = int(blockDim.x / 32);
+    unsigned total = 0, incl = 0;
+    if (d < radix_size) {
+      for (int w = 0; w < warps; ++w) total += s.offsets[w][d];
+      incl = total;
+#pragma unroll
+      for (int o = 1; o < 32; o *= 2) {
+        const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+        if (d % 32 >= o) incl += y;
+      }
+      if (d % 32 == 31) s.warp_total[d / 32] = incl;
+    }
+    __syncthreads();
+    if (d < radix_size) {
+      unsigned at = incl - total;
+      for (int w = 0; w < d / 32; ++w) at += s.warp_total[w];
+      for (int w = 0; w < warps; ++w) {
+        const unsigned c = s.offsets[w][d];
+        s.offsets[w][d] = at;
+        at += c;
+      }
+    }
+  }
+
+  /// Round by round, in input order: a key goes to its warp's next place for
+  /// its digit plus the lanes before it with the same digit; the lowest such
+  /// lane then advances that place past the round's keys of the digit.
+  __device__ __forceinline__ void scatter() {
+    unsigned* next = s.offsets[threadIdx.x / 32];
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+      const unsigned d = digits[r];
+      const unsigned peers = __match_any_sync(0xFFFFFFFFu, d);
+      if (d != none) {
+        const unsigned j = next[d] + __popc(peers & lanemask_lt());
+        if (io.kout) io.kout[j] = keys[r];
+        io.put_value(j, values[r]);
+      }
+      __syncwarp();
+      if (d != none && (peers & lanemask_lt()) == 0) next[d] += __popc(peers);
+      __syncwarp();
+    }
   }
 };
 

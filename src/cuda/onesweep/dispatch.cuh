@@ -155,17 +155,25 @@ inline bool use_rank_sort(std::uint64_t n, const onesweep_tuning& t) {
          R::smem_bytes(int(n)) <= current_device_limits().shared_optin;
 }
 
-/// Whether one block sorts the job by counting (counting_block_agent): 1-byte
-/// keys alone with every bit in the sort and an integer transform, up to
-/// sm90_counting_block_max of them.
+/// Whether one block sorts the job by counting: 1-byte keys alone with every
+/// bit in the sort, up to sm90_counting_block_max (counting_block_agent);
+/// pairs and argsort of 1-byte keys up to counting_pairs_agent::capacity.
 template <class U, class V>
 inline bool use_counting_block(const onesweep_job<U, V>& job) {
-  if constexpr (sizeof(U) != 1 || !std::is_same_v<V, no_value>) {
+  if constexpr (sizeof(U) != 1) {
     return false;
   } else {
-    const long long most = job.tuning.counting_block_max < 0 ? sm90_counting_block_max : job.tuning.counting_block_max;
-    return !job.tuning.force_onesweep && job.mode == sort_mode::keys && job.codec.linear() && job.begin_bit == 0 &&
-           job.end_bit == 8 && job.n >= 1 && job.n <= std::uint64_t(most);
+    const long long asked = job.tuning.counting_block_max;
+    if (job.tuning.force_onesweep || job.n < 1 || !job.codec.linear()) return false;
+    if constexpr (std::is_same_v<V, no_value>) {
+      // (the block counts in 32 bits)
+      const long long most = asked < 0 ? sm90_counting_block_max : std::min(asked, 0xFFFFFFFFll);
+      return job.mode == sort_mode::keys && job.begin_bit == 0 && job.end_bit == 8 && job.n <= std::uint64_t(most);
+    } else {
+      constexpr long long capacity = counting_pairs_agent<U, V>::capacity;
+      const long long most = asked < 0 ? capacity : std::min(asked, capacity);
+      return job.wide_indices == nullptr && job.n <= std::uint64_t(most);
+    }
   }
 }
 
@@ -302,17 +310,26 @@ int onesweep_run(const onesweep_job<U, V>& job);
 /// mid_tier: sm90_mid_tiles, above medium_n and at most mid_n.
 template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job) {
-  if constexpr (sizeof(U) == 1 && std::is_same_v<V, no_value>) {
+  if constexpr (sizeof(U) == 1) {
     if (use_counting_block(job)) {
       onesweep_params<U, V> p;
       p.keys = job.keys;
-      if (job.sorted_keys != job.keys) p.sorted_keys = job.sorted_keys;  // keys out of place
+      p.values = job.values;
+      // argsort's sorted keys where asked; keys out of place
+      if (job.sorted_keys != job.keys) p.sorted_keys = job.sorted_keys;
       p.n = job.n;
       p.mode = job.mode;
       p.codec = job.codec;
-      counting_block_kernel<U><<<1, counting_block_agent<U>::threads_for(job.n), 0, static_cast<cudaStream_t>(job.stream)>>>(p);
-      RADIX_CUDA_CHECK_LAUNCH("radix counting_block_kernel");
-      return 0;  // where the keys were, or in sorted_keys
+      p.range_mask = core::bit_range_mask<U>(job.begin_bit, job.end_bit);
+      const cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
+      if constexpr (std::is_same_v<V, no_value>) {
+        counting_block_kernel<U><<<1, counting_block_agent<U>::threads_for(job.n), 0, stream>>>(p);
+        RADIX_CUDA_CHECK_LAUNCH("radix counting_block_kernel");
+      } else {
+        counting_pairs_kernel<U, V><<<1, counting_pairs_agent<U, V>::threads_for(job.n), 0, stream>>>(p);
+        RADIX_CUDA_CHECK_LAUNCH("radix counting_pairs_kernel");
+      }
+      return 0;  // where the keys were (or in sorted_keys)
     }
   }
   if (job.n > 0 && use_rank_sort<U, V>(job.n, job.tuning)) return rank_sort_run<U, V>(job);

@@ -151,6 +151,14 @@ __global__ void __launch_bounds__(counting_block_agent<U>::max_threads) counting
   counting_block_agent<U>{p, s}.process();
 }
 
+/// Pairs or argsort of 1-byte keys, a small input: one block, a stable
+/// counting sort (counting_pairs_agent).
+template <class U, class V>
+__global__ void __launch_bounds__(counting_pairs_agent<U, V>::max_threads) counting_pairs_kernel(const onesweep_params<U, V> p) {
+  __shared__ typename counting_pairs_agent<U, V>::storage s;
+  counting_pairs_agent<U, V>{p, s, block_sort_io<U, V>::whole(p)}.process();
+}
+
 /// After the passes: keys/pairs that ended in the other buffer than
 /// p.result asks for (an odd number of passes in the alternates, or an even
 /// number at home when the alternates are asked for) are copied there; an

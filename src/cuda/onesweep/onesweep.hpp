@@ -22,9 +22,10 @@ struct onesweep_tuning {
   /// Inputs of at most this many keys are sorted by comparison counting
   /// (rank_sort_agent; -1: sm90_rank_sort_max; 0: never; RADIX_CUDA_RANK_SORT_MAX)
   int rank_sort_max = -1;
-  /// 1-byte keys alone, whole key: inputs of at most this many are counted by
-  /// one block (counting_block_agent; -1: sm90_counting_block_max; 0: never;
-  /// RADIX_CUDA_COUNTING_MAX)
+  /// 1-byte keys: inputs of at most this many are counted by one block
+  /// (keys alone, whole key: counting_block_agent, default
+  /// sm90_counting_block_max; pairs and argsort: counting_pairs_agent, at
+  /// most its capacity; -1: the defaults; 0: never; RADIX_CUDA_COUNTING_MAX)
   long long counting_block_max = -1;
   bool block_sort = true;       ///< up to 8192 keys, and segments of more than 12 keys a thread: block_sort_agent (RADIX_CUDA_BLOCK_SORT=0: single_tile_agent, for A/B)
   bool msd_buckets = true;      ///< 32- and 64-bit keys (alone, 4- or 8-byte values, argsort), 2^18 to 3 x 2^19: one MSD pass, then a block sort a bucket where they fit (RADIX_CUDA_MSD=0: off)
