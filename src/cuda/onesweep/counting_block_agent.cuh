@@ -164,7 +164,9 @@ namespace radix::cuda_detail {
 /// holds it in registers (so that an in-place sort reads everything before
 /// it writes). Each warp counts its segment's digits; a digit's run is then
 /// split among the warps in input order, and each warp places its keys
-/// round by round, equal digits of a round by lane order (__match_any_sync).
+/// round by round, equal digits of a round by lane order (__match_any_sync),
+/// into shared memory, from where the block writes them out in order (one
+/// SM storing to scattered addresses took twice as long).
 template <class U, class V>
 struct counting_pairs_agent {
   static_assert(sizeof(U) == 1, "one byte a key: 256 digits");
@@ -184,9 +186,13 @@ struct counting_pairs_agent {
     unsigned offsets[max_warps][radix_size];  ///< a warp's count of each digit, then where its next key of it goes
     unsigned warp_total[radix_size / 32];
   };
+  /// Dynamic shared memory: the sorted keys (padded to 16 bytes), then the values.
+  static constexpr std::size_t keys_bytes(std::uint64_t n) { return (n * sizeof(U) + 15) / 16 * 16; }
+  static constexpr std::size_t staging_bytes(std::uint64_t n) { return keys_bytes(n) + n * sizeof(V); }
 
   const onesweep_params<U, V>& p;
   storage& s;
+  unsigned char* staging;
   block_sort_io<U, V> io;
   U keys[rounds];
   V values[rounds];
@@ -201,11 +207,16 @@ struct counting_pairs_agent {
     place();
     __syncthreads();
     scatter();
+    __syncthreads();
+    write();
   }
 
   __device__ __forceinline__ void clear() {
     for (int i = threadIdx.x; i < int(blockDim.x / 32) * radix_size; i += blockDim.x) (&s.offsets[0][0])[i] = 0;
   }
+
+  __device__ __forceinline__ U* sorted_keys() const { return reinterpret_cast<U*>(staging); }
+  __device__ __forceinline__ V* sorted_values() const { return reinterpret_cast<V*>(staging + keys_bytes(unsigned(io.n))); }
 
   /// Round r of warp w holds input w x 32 x rounds + 32 r + lane.
   __device__ __forceinline__ unsigned position(int r) const {
@@ -271,18 +282,30 @@ struct counting_pairs_agent {
   /// lane then advances that place past the round's keys of the digit.
   __device__ __forceinline__ void scatter() {
     unsigned* next = s.offsets[threadIdx.x / 32];
+    U* ks = sorted_keys();
+    V* vs = sorted_values();
 #pragma unroll
     for (int r = 0; r < rounds; ++r) {
       const unsigned d = digits[r];
       const unsigned peers = __match_any_sync(0xFFFFFFFFu, d);
       if (d != none) {
         const unsigned j = next[d] + __popc(peers & lanemask_lt());
-        if (io.kout) io.kout[j] = keys[r];
-        io.put_value(j, values[r]);
+        ks[j] = keys[r];
+        vs[j] = values[r];
       }
       __syncwarp();
       if (d != none && (peers & lanemask_lt()) == 0) next[d] += __popc(peers);
       __syncwarp();
+    }
+  }
+
+  /// The sorted keys and values, in order, from shared memory.
+  __device__ __forceinline__ void write() {
+    const U* ks = sorted_keys();
+    const V* vs = sorted_values();
+    for (int j = threadIdx.x; j < io.n; j += blockDim.x) {
+      if (io.kout) io.kout[j] = ks[j];
+      io.put_value(j, vs[j]);
     }
   }
 };

@@ -170,9 +170,11 @@ inline bool use_counting_block(const onesweep_job<U, V>& job) {
       const long long most = asked < 0 ? sm90_counting_block_max : std::min(asked, 0xFFFFFFFFll);
       return job.mode == sort_mode::keys && job.begin_bit == 0 && job.end_bit == 8 && job.n <= std::uint64_t(most);
     } else {
-      constexpr long long capacity = counting_pairs_agent<U, V>::capacity;
+      using A = counting_pairs_agent<U, V>;
+      constexpr long long capacity = A::capacity;
       const long long most = asked < 0 ? capacity : std::min(asked, capacity);
-      return job.wide_indices == nullptr && job.n <= std::uint64_t(most);
+      return job.wide_indices == nullptr && job.n <= std::uint64_t(most) &&
+             sizeof(typename A::storage) + A::staging_bytes(capacity) <= current_device_limits().shared_optin;
     }
   }
 }
@@ -326,7 +328,14 @@ int onesweep_sort(const onesweep_job<U, V>& job) {
         counting_block_kernel<U><<<1, counting_block_agent<U>::threads_for(job.n), 0, stream>>>(p);
         RADIX_CUDA_CHECK_LAUNCH("radix counting_block_kernel");
       } else {
-        counting_pairs_kernel<U, V><<<1, counting_pairs_agent<U, V>::threads_for(job.n), 0, stream>>>(p);
+        using A = counting_pairs_agent<U, V>;
+        static per_device<cudaError_t> raised;  // the staging's shared memory, once per device
+        const cudaError_t e = raised.get([] {
+          return cudaFuncSetAttribute(counting_pairs_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(A::staging_bytes(A::capacity)));
+        });
+        if (e != cudaSuccess) throw_cuda(e, "cudaFuncSetAttribute(counting_pairs_kernel)", __FILE__, __LINE__);
+        counting_pairs_kernel<U, V><<<1, A::threads_for(job.n), A::staging_bytes(job.n), stream>>>(p);
         RADIX_CUDA_CHECK_LAUNCH("radix counting_pairs_kernel");
       }
       return 0;  // where the keys were (or in sorted_keys)

@@ -156,7 +156,8 @@ __global__ void __launch_bounds__(counting_block_agent<U>::max_threads) counting
 template <class U, class V>
 __global__ void __launch_bounds__(counting_pairs_agent<U, V>::max_threads) counting_pairs_kernel(const onesweep_params<U, V> p) {
   __shared__ typename counting_pairs_agent<U, V>::storage s;
-  counting_pairs_agent<U, V>{p, s, block_sort_io<U, V>::whole(p)}.process();
+  extern __shared__ __align__(16) unsigned char staging[];
+  counting_pairs_agent<U, V>{p, s, staging, block_sort_io<U, V>::whole(p)}.process();
 }
 
 /// After the passes: keys/pairs that ended in the other buffer than
