@@ -164,7 +164,7 @@ namespace radix::cuda_detail {
 /// holds it in registers (so that an in-place sort reads everything before
 /// it writes). Each warp counts its segment's digits; a digit's run is then
 /// split among the warps in input order, and each warp places its keys
-/// round by round, equal digits of a round by lane order (__match_any_sync),
+/// round by round, equal digits of a round by lane order (peers_of),
 /// into shared memory, from where the block writes them out in order (one
 /// SM storing to scattered addresses took twice as long).
 template <class U, class V>
@@ -237,13 +237,27 @@ struct counting_pairs_agent {
     }
   }
 
+  /// The lanes whose digit equals this lane's, by one ballot a bit (nine: a
+  /// lane past the end, `none`, matches only such lanes). With
+  /// __match_any_sync instead, 4096 random keys took longer than comparison
+  /// counting, sorted ones did not (bench/results/cuda-h100-2026-11-27-small-tiles.md).
+  __device__ __forceinline__ static unsigned peers_of(unsigned d) {
+    unsigned m = 0xFFFFFFFFu;
+#pragma unroll
+    for (int b = 0; b < 9; ++b) {
+      const unsigned set = __ballot_sync(0xFFFFFFFFu, (d >> b) & 1u);
+      m &= (d >> b) & 1u ? set : ~set;
+    }
+    return m;
+  }
+
   /// The warp's count of each digit: one add a digit and round, by the
   /// lowest lane holding it.
   __device__ __forceinline__ void count() {
     unsigned* mine = s.offsets[threadIdx.x / 32];
 #pragma unroll
     for (int r = 0; r < rounds; ++r) {
-      const unsigned peers = __match_any_sync(0xFFFFFFFFu, digits[r]);
+      const unsigned peers = peers_of(digits[r]);
       if (digits[r] != none && (peers & lanemask_lt()) == 0) mine[digits[r]] += __popc(peers);
       __syncwarp();
     }
@@ -287,7 +301,7 @@ struct counting_pairs_agent {
 #pragma unroll
     for (int r = 0; r < rounds; ++r) {
       const unsigned d = digits[r];
-      const unsigned peers = __match_any_sync(0xFFFFFFFFu, d);
+      const unsigned peers = peers_of(d);
       if (d != none) {
         const unsigned j = next[d] + __popc(peers & lanemask_lt());
         ks[j] = keys[r];
