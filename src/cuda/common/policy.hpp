@@ -59,6 +59,11 @@ constexpr int sm90_rank_sort_max(int key_bytes, int value_bytes) {
 /// that one block sorts by counting (counting_block_agent) in one launch,
 /// where more keys take a histogram kernel and a multi-block write.
 constexpr long long sm90_counting_block_max = 1 << 16;
+/// The largest input of pairs of 1-byte keys that one block sorts by
+/// counting (counting_pairs_agent, whose capacity is 4096): at 2^12 keys it
+/// was no faster than comparison counting and its copy home. Argsorts keep
+/// comparison counting, which writes their indices directly and was faster.
+constexpr long long sm90_counting_pairs_max = 1 << 11;
 
 /// The all-digit histogram kernel's shape, the same for every key width:
 /// 256 threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the

@@ -1,9 +1,9 @@
 // One block sorts a small input of 1-byte keys by counting them (Knuth
-// vol. 3 §5.2, "distribution counting"). Keys alone: the sorted keys are the
-// histogram written out. Pairs and argsort: a stable counting sort. One
-// launch, no workspace, in place or out of place, where the multi-block
-// counting sort needs a histogram kernel and a launch to write, and
-// comparison counting in place a copy home.
+// vol. 3 §5.2, "distribution counting"). Keys alone: the sorted keys are
+// the histogram written out. Pairs: a stable counting sort. One launch, no
+// workspace, in place or out of place, where the multi-block counting sort
+// needs a histogram kernel and a launch to write, and comparison counting in
+// place a copy home.
 #pragma once
 #include <cstdint>
 
@@ -20,8 +20,8 @@ struct counting_block_agent {
   static constexpr int max_warps = max_threads / 32;
   static constexpr int vector = 16;  ///< bytes a thread loads or stores at once
 
-  /// A thread a 16-byte vector, in whole warps, at least 8 (a thread a digit
-  /// in the scan) and at most 1024: fewer warps' histograms to clear and sum
+  /// A thread a 16-byte vector, in whole warps, at least 256 threads (a
+  /// thread a digit in the scan) and at most 1024: fewer warps' histograms to clear and sum
   /// where the input is small.
   static constexpr int threads_for(std::uint64_t n) {
     const std::uint64_t t = (n + vector - 1) / vector;
@@ -155,18 +155,16 @@ struct counting_block_agent {
   }
 };
 
-}  // namespace radix::cuda_detail
-
-namespace radix::cuda_detail {
-
-/// Pairs and argsort of 1-byte keys, a small input: one block, one launch,
-/// a stable counting sort. Warp w owns a contiguous segment of the input and
-/// holds it in registers (so that an in-place sort reads everything before
-/// it writes). Each warp counts its segment's digits; a digit's run is then
-/// split among the warps in input order, and each warp places its keys
-/// round by round, equal digits of a round by lane order (peers_of),
-/// into shared memory, from where the block writes them out in order (one
-/// SM storing to scattered addresses took twice as long).
+/// Pairs of 1-byte keys, a small input: one block, one launch, a stable
+/// counting sort (it can generate argsort's indices too; the dispatch keeps
+/// argsort on comparison counting, which was faster). Warp w owns a
+/// contiguous segment of the input and holds it in registers (so that an
+/// in-place sort reads everything before it writes). Each warp counts its
+/// segment's digits; a digit's run is then split among the warps in input
+/// order, and each warp places its keys round by round, equal digits of a
+/// round in lane order (peers_of), into shared memory, from where the block
+/// writes them out in order (whole lines; measured as fast as storing each
+/// key to its place directly).
 template <class U, class V>
 struct counting_pairs_agent {
   static_assert(sizeof(U) == 1, "one byte a key: 256 digits");
@@ -176,7 +174,7 @@ struct counting_pairs_agent {
   static constexpr int capacity = max_threads * rounds;
   static constexpr unsigned none = 0xFFFFu;  ///< the digit of a lane past the end (never counted)
 
-  /// Whole warps of 32 x rounds keys, at least 8 (a thread a digit in the scan).
+  /// A warp per 32 x rounds keys, at least 8 warps (a thread a digit in the scan).
   static constexpr int threads_for(std::uint64_t n) {
     const std::uint64_t w = (n + 32 * rounds - 1) / (32 * rounds);
     return w <= 8 ? 256 : int(w * 32);

@@ -157,7 +157,7 @@ inline bool use_rank_sort(std::uint64_t n, const onesweep_tuning& t) {
 
 /// Whether one block sorts the job by counting: 1-byte keys alone with every
 /// bit in the sort, up to sm90_counting_block_max (counting_block_agent);
-/// pairs and argsort of 1-byte keys up to counting_pairs_agent::capacity.
+/// pairs of 1-byte keys up to sm90_counting_pairs_max (counting_pairs_agent).
 template <class U, class V>
 inline bool use_counting_block(const onesweep_job<U, V>& job) {
   if constexpr (sizeof(U) != 1) {
@@ -171,10 +171,9 @@ inline bool use_counting_block(const onesweep_job<U, V>& job) {
       return job.mode == sort_mode::keys && job.begin_bit == 0 && job.end_bit == 8 && job.n <= std::uint64_t(most);
     } else {
       using A = counting_pairs_agent<U, V>;
-      constexpr long long capacity = A::capacity;
-      const long long most = asked < 0 ? capacity : std::min(asked, capacity);
-      return job.wide_indices == nullptr && job.n <= std::uint64_t(most) &&
-             sizeof(typename A::storage) + A::staging_bytes(capacity) <= current_device_limits().shared_optin;
+      const long long most = asked < 0 ? sm90_counting_pairs_max : std::min(asked, static_cast<long long>(A::capacity));
+      return job.mode == sort_mode::pairs && job.n <= std::uint64_t(most) &&
+             sizeof(typename A::storage) + A::staging_bytes(A::capacity) <= current_device_limits().shared_optin;
     }
   }
 }

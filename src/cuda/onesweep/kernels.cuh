@@ -151,8 +151,8 @@ __global__ void __launch_bounds__(counting_block_agent<U>::max_threads) counting
   counting_block_agent<U>{p, s}.process();
 }
 
-/// Pairs or argsort of 1-byte keys, a small input: one block, a stable
-/// counting sort (counting_pairs_agent).
+/// Pairs of 1-byte keys, a small input: one block, a stable counting sort
+/// (counting_pairs_agent).
 template <class U, class V>
 __global__ void __launch_bounds__(counting_pairs_agent<U, V>::max_threads) counting_pairs_kernel(const onesweep_params<U, V> p) {
   __shared__ typename counting_pairs_agent<U, V>::storage s;

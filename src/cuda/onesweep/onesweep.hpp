@@ -24,8 +24,9 @@ struct onesweep_tuning {
   int rank_sort_max = -1;
   /// 1-byte keys: inputs of at most this many are counted by one block
   /// (keys alone, whole key: counting_block_agent, default
-  /// sm90_counting_block_max; pairs and argsort: counting_pairs_agent, at
-  /// most its capacity; -1: the defaults; 0: never; RADIX_CUDA_COUNTING_MAX)
+  /// sm90_counting_block_max; pairs: counting_pairs_agent, default
+  /// sm90_counting_pairs_max, at most its capacity; -1: the defaults; 0:
+  /// never; RADIX_CUDA_COUNTING_MAX)
   long long counting_block_max = -1;
   bool block_sort = true;       ///< up to 8192 keys, and segments of more than 12 keys a thread: block_sort_agent (RADIX_CUDA_BLOCK_SORT=0: single_tile_agent, for A/B)
   bool msd_buckets = true;      ///< 32- and 64-bit keys (alone, 4- or 8-byte values, argsort), 2^18 to 3 x 2^19: one MSD pass, then a block sort a bucket where they fit (RADIX_CUDA_MSD=0: off)

@@ -28,7 +28,7 @@ inline constexpr variable variables[] = {
     {"RADIX_CUDA_NARROW", "0: Onesweep keeps full-width 32-bit keys between passes (for A/B measurements)"},
     {"RADIX_CUDA_PDL", "0: Onesweep launches its passes without Programmatic Dependent Launch (for A/B measurements)"},
     {"RADIX_CUDA_RANK_SORT_MAX", "keys: the largest input the CUDA engine sorts by comparison counting (0: none; at most 16384; for A/B measurements)"},
-    {"RADIX_CUDA_COUNTING_MAX", "keys: the largest input of 1-byte keys that one CUDA block sorts by counting (keys alone: default 65536; pairs and argsort: at most 4096; 0: none; for A/B measurements)"},
+    {"RADIX_CUDA_COUNTING_MAX", "keys: the largest input of 1-byte keys that one CUDA block sorts by counting (keys alone: default 65536; pairs: default 2048, at most 4096; 0: none; for A/B measurements)"},
     {"RADIX_CUDA_BLOCK_SORT", "0: inputs of 1025 to 8192 keys that comparison counting does not take, and segments of 3073-4096 and 6145-8192 keys, take the warp-ranked single-tile kernel instead of the block sort with thread-private counters (for A/B measurements)"},
     {"RADIX_CUDA_MSD", "0: sorts of 2^18 to 3 x 2^19 32- or 64-bit keys (alone, with 4- or 8-byte values, or argsort) always run every Onesweep pass, never one MSD pass followed by a block sort of each bucket (for A/B measurements)"},
     {"RADIX_CUDA_SMALL_TILES", "0: Onesweep skips its small tiles (inputs of up to 2^19-2^21 keys; for A/B measurements)"},
