@@ -316,8 +316,7 @@ int onesweep_sort(const onesweep_job<U, V>& job) {
       onesweep_params<U, V> p;
       p.keys = job.keys;
       p.values = job.values;
-      // argsort's sorted keys where asked; keys out of place
-      if (job.sorted_keys != job.keys) p.sorted_keys = job.sorted_keys;
+      if (job.sorted_keys != job.keys) p.sorted_keys = job.sorted_keys;  // keys out of place
       p.n = job.n;
       p.mode = job.mode;
       p.codec = job.codec;
