@@ -301,6 +301,44 @@ TEST_CASE(kernel_count_above, true) {
   count_above_cases<std::uint64_t>();
 }
 
+namespace {
+using peers_agent = cd::counting_pairs_agent<std::uint8_t, std::uint32_t>;
+
+__global__ void peers_of_kernel(const unsigned* digits, unsigned* out) {
+  const unsigned i = blockIdx.x * 32 + threadIdx.x;
+  out[i] = peers_agent::peers_of(digits[i]);
+}
+}  // namespace
+
+/// peers_of (the lanes of a warp holding the same digit, by ballots) against
+/// its readable twin, a loop over the 32 lanes: digits all equal, all
+/// different, few, random, and lanes past the end (`none`) among them.
+TEST_CASE(kernel_peers_of, true) {
+  constexpr int warps = 200;
+  std::vector<unsigned> d(32 * warps);
+  std::uint64_t s = 7;
+  for (int w = 0; w < warps; ++w)
+    for (int l = 0; l < 32; ++l) {
+      const std::uint64_t r = splitmix(s);
+      unsigned v = w == 0 ? 42u : w == 1 ? unsigned(l * 8) : w % 3 == 0 ? unsigned(r % 3) : unsigned(r % 256);
+      if (w % 5 == 4 && l >= 32 - w % 32) v = peers_agent::none;  // a warp's tail past the end
+      d[std::size_t(w) * 32 + l] = v;
+    }
+  dvec<unsigned> dd(d), dout(d.size());
+  peers_of_kernel<<<warps, 32>>>(dd.p, dout.p);
+  CU(cudaGetLastError());
+  CU(cudaDeviceSynchronize());
+  const auto got = dout.down();
+  int bad = 0;
+  for (int w = 0; w < warps; ++w)
+    for (int l = 0; l < 32; ++l) {
+      unsigned want = 0;
+      for (int j = 0; j < 32; ++j) want |= unsigned(d[std::size_t(w) * 32 + j] == d[std::size_t(w) * 32 + l]) << j;
+      bad += got[std::size_t(w) * 32 + l] != want;
+    }
+  CHECK_MSG(bad == 0, "peers_of: %d of %d lanes wrong", bad, 32 * warps);
+}
+
 /// `passes` launches of `tiles` look-back tiles over a ring of 2^log2 slots:
 /// every tile's prefix must equal the sum of the counts before it in its pass.
 static void lookback_ring_case(unsigned log2, unsigned L, unsigned B, unsigned tiles, unsigned passes) {
