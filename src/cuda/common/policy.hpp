@@ -103,9 +103,10 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// do (the mid tiles take over); with 8-byte values they win up to 2^20, with
 /// 16-byte values up to 2^18. 64-bit keys: 2^21 alone (an earlier choice,
 /// not measured again), 2^20 with 4-byte values (at 2^21 the long tiles are
-/// 15 % faster), 2^19 with 8-byte values, 2^18 with 16-byte ones. 8- and 16-bit keys with values: 2^19. Not compiled for 1- and 2-byte
-/// values (not measured), 8-bit keys alone (a counting sort) and 16-bit keys
-/// alone (sm90_mid_tiles).
+/// 15 % faster), 2^19 with 8-byte values, 2^18 with 16-byte ones. 8- and
+/// 16-bit keys with values: 2^19. Not compiled for 1- and 2-byte values (not
+/// measured), 8-bit keys alone (a counting sort) and 16-bit keys alone
+/// (sm90_mid_tiles).
 constexpr std::uint64_t sm90_small_tiles_max(int key_bytes, int value_bytes) {
   constexpr std::uint64_t k = 1024;
   if (value_bytes == 1 || value_bytes == 2) return 0;
@@ -205,7 +206,7 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
 /// says where): below a few waves of the long tiles, a pass takes about one
 /// tile's latency, and a short tile has less of it (2^16 u32 keys: 7 long
 /// tiles, 22 short ones). Values other than 4 bytes wide are loaded as their
-/// keys are staged: the tile is short, so the exposed loads are few.
+/// keys are staged (the other stagings were not measured in these tiles).
 constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   p.threads = 384, p.items = 8, p.min_blocks = 3, p.ranking = rank_order::count_then_rank;
