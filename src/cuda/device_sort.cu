@@ -63,6 +63,8 @@ onesweep_tuning& tuning_override() {
     d.msd_buckets = !(msd && msd[0] == '0');
     const char* small = core::env::get("RADIX_CUDA_SMALL_TILES");
     d.small_tiles = !(small && small[0] == '0');
+    const char* whole = core::env::get("RADIX_CUDA_WHOLE_TILES");
+    d.whole_tiles = !(whole && whole[0] == '0');
     const char* mid = core::env::get("RADIX_CUDA_MID_TILES");
     d.mid_tiles = !(mid && mid[0] == '0');
     if (const char* w = core::env::get("RADIX_CUDA_SEGMENT_WARP_MAX")) d.segment_warp_max = std::uint32_t(std::strtoul(w, nullptr, 10));

@@ -1343,6 +1343,99 @@ static void narrow_cases(bool small) {
 }
 TEST_CASE(narrow_passes, false) { narrow_cases(false); }
 
+/// Runs of keys that share the digits of some passes, each longer than a
+/// tile, in no order: the tiles whose keys all have the pass's digit are
+/// written as they were read (scatter_agent::whole_tile). Runs straddle
+/// tiles, so tiles of one digit sit next to mixed ones, and the last tile is
+/// partial. low_byte: a random low byte in every key, so that the first pass
+/// has no such tile and the later ones do. Floats: some runs are NaNs of
+/// their own payloads and signs, or zeros of either sign, which the
+/// canonicalisation makes equal (each key keeps its bits).
+template <class H>
+std::vector<H> make_runs(std::size_t n, std::uint64_t seed, bool low_byte) {
+  std::vector<H> v(n);
+  std::uint64_t s = seed;
+  constexpr key_desc kd = key_desc_of<H>();
+  const std::uint64_t sign = 1ull << (kd.bits() - 1);
+  const std::uint64_t payload = (kd.inf_bits & (0 - kd.inf_bits)) - 1;  // the mantissa's bits
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t len = std::min<std::size_t>(n - i, 20000 + splitmix(s) % 40000);
+    const std::uint64_t x = splitmix(s);
+    const unsigned kind = unsigned(splitmix(s) % 6);
+    for (std::size_t j = i; j < i + len; ++j) {
+      std::uint64_t y = low_byte ? (x & ~0xFFull) | (splitmix(s) & 0xFF) : x;
+      if constexpr (kd.kind == key_kind::floating) {
+        if (kind == 0) y = kd.inf_bits | (1 + splitmix(s) % payload) | (splitmix(s) & 1 ? sign : 0);  // NaNs
+        if (kind == 1) y = splitmix(s) & 1 ? sign : 0;                                               // -0 and +0
+      }
+      std::memcpy(&v[j], &y, sizeof(H));
+    }
+    i += len;
+  }
+  return v;
+}
+
+static void whole_tile_cases(bool small) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.msd_buckets = false;  // every pass in Onesweep's tiles
+  // the small tiles; the long ones; 8-byte indices widened by the last pass
+  const std::vector<std::size_t> sizes = small ? std::vector<std::size_t>{70001}
+                                               : std::vector<std::size_t>{70001, 300007, (std::size_t(1) << 20) + 3};
+  options desc;
+  desc.direction = order::descending;
+  for (int on = 1; on >= 0; --on) {
+    t.whole_tiles = on != 0;
+    for (std::size_t n : sizes)
+      for (int low = 0; low < 2; ++low) {
+        const std::string w = std::string(low ? " runs, random low byte" : " runs") + (on ? "" : " (whole tiles off)");
+        const std::uint64_t seed = n * 4 + std::uint64_t(low);
+        std::printf("  seed %llu: n=%zu%s\n", static_cast<unsigned long long>(seed), n, w.c_str());
+        const auto k32 = make_runs<std::uint32_t>(n, seed, low != 0);
+        check_keys(k32, {}, "u32" + w);
+        check_pairs<std::uint32_t, 4>(k32, desc, "u32/u32 desc" + w);
+        check_argsort<std::uint32_t, std::uint64_t>(k32, {}, "argsort u32 -> u64" + w);
+        const auto f32 = make_runs<float>(n, seed + 1, low != 0);
+        check_keys(f32, desc, "f32 desc" + w);
+        check_pairs<float, 8>(f32, {}, "f32/u64" + w);
+        if (small) continue;
+        check_keys(k32, desc, "u32 desc" + w);
+        check_pairs<std::uint32_t, 8>(k32, {}, "u32/u64" + w);
+        check_pairs<std::uint32_t, 16>(k32, desc, "u32/16 desc" + w);
+        check_argsort<std::uint32_t, std::uint32_t>(k32, desc, "argsort u32 desc" + w);
+        check_pairs<float, 4>(f32, desc, "f32/u32 desc" + w);
+        options total;
+        total.floats = float_order::total;
+        check_keys(f32, total, "f32 total order" + w);
+        const auto k64 = make_runs<std::uint64_t>(n, seed + 2, low != 0);
+        check_keys(k64, {}, "u64" + w);
+        check_pairs<std::uint64_t, 4>(k64, desc, "u64/u32 desc" + w);
+        check_pairs<std::uint64_t, 8>(k64, {}, "u64/u64" + w);
+        check_argsort<double, std::uint64_t>(make_runs<double>(n, seed + 3, low != 0), desc, "argsort f64 desc" + w);
+        check_keys(make_runs<double>(n, seed + 4, low != 0), {}, "f64" + w);
+        const auto k16 = make_runs<std::uint16_t>(n, seed + 5, low != 0);
+        check_keys(k16, {}, "u16" + w);
+        check_pairs<std::uint16_t, 4>(k16, desc, "u16/u32 desc" + w);
+        check_pairs<std::uint8_t, 4>(make_runs<std::uint8_t>(n, seed + 6, false), {}, "u8/u32" + w);
+        // narrow passes: one high half, runs in the low one
+        auto k32n = k32;
+        for (auto& k : k32n) k = 0x7E000000u | (k & 0xFFFFu);
+        check_keys(k32n, {}, "u32 narrow" + w);
+        options range;
+        range.end_bit = 24;  // the top byte is not sorted on: a random one
+        auto k32r = k32;
+        std::uint64_t r = seed;
+        for (auto& k : k32r) k = (k & 0xFFFFFFu) | std::uint32_t(splitmix(r) << 24);
+        check_keys(k32r, range, "u32 end_bit 24" + w);
+        check_pairs<std::uint32_t, 4>(k32r, range, "u32/u32 end_bit 24" + w);
+      }
+    if (small) break;
+  }
+  t = saved;
+}
+TEST_CASE(whole_tiles_small, true) { whole_tile_cases(true); }
+TEST_CASE(whole_tiles, false) { whole_tile_cases(false); }
+
 TEST_CASE(keys_multi_tile, true) {
   check_keys(make_keys<std::uint32_t>(70000, dist::random, 1), {}, "u32 70000");
   check_keys(make_keys<std::uint8_t>(300007, dist::random, 2), {}, "u8 300007");

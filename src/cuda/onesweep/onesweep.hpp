@@ -32,6 +32,7 @@ struct onesweep_tuning {
   bool msd_buckets = true;      ///< 32- and 64-bit keys (alone, 4- or 8-byte values, argsort), 2^18 to 3 x 2^19: one MSD pass, then a block sort a bucket where they fit (RADIX_CUDA_MSD=0: off)
   bool small_tiles = true;      ///< sm90_small_tiles up to the policy's medium_n (RADIX_CUDA_SMALL_TILES=0: off, for A/B)
   bool mid_tiles = true;        ///< sm90_mid_tiles up to the policy's mid_n (RADIX_CUDA_MID_TILES=0: off, for A/B)
+  bool whole_tiles = true;      ///< a tile of one digit is written as it was read, unranked (RADIX_CUDA_WHOLE_TILES=0: off, for A/B)
   bool narrow = true;           ///< half-width keys between the first and last pass where the high halves agree
   bool pdl = true;              ///< Programmatic Dependent Launch between the passes (sm_90; RADIX_CUDA_PDL=0: off)
   int alt_policy = 0;           ///< sm90_alt_policy(..., alt_policy) where instantiated (RADIX_CUDA_ALT_POLICY=1..3)

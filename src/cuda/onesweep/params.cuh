@@ -87,6 +87,9 @@ struct onesweep_params {
   /// the buckets' block sorts) writes them widened to 8 bytes (nullptr: into
   /// values, as they are)
   std::uint64_t* wide_values = nullptr;
+  /// A tile whose keys all have the pass's digit is written as it was read
+  /// (scatter_agent::whole_tile); off only for A/B measurements.
+  bool whole_tiles = true;
 
   /// Keys sorted out of place (CUB's d_keys_in / d_keys_out): the caller's
   /// keys are only read, by the first pass, and the last pass writes

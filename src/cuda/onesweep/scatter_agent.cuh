@@ -19,6 +19,9 @@
 //            publish the inclusive prefix
 //   scatter  from shared memory: consecutive threads write consecutive
 //            addresses of a digit's run (coalesced), values in the same loop
+//   whole    (early counts) a tile whose keys all have one digit skips the
+//            ranking and staging: after the look-back it goes out in input
+//            order, a straight copy to the digit's place (write_whole_tile)
 //
 // The pass is skipped (the block returns at once) when the histogram kernel
 // planned it away: sorted input, or a digit that is the same for every key.
@@ -91,6 +94,9 @@ struct scatter_agent {
     long long shift[radix_size];  ///< global position - tile position, per digit
     int shift32[radix_size];      ///< the same when n < 2^31 (one bank access instead of two)
     unsigned seq[2];  ///< this tile's and the next tile's ticket (by iteration parity)
+    /// Early counts: the digit every key of the tile has, else rank_t::no_digit
+    /// (set by the digit's thread as the counts are published).
+    unsigned whole_digit;
     /// Narrow passes, in shared memory, not registers, which the ranking
     /// needs (they spilled); nothing where keys are never narrow.
     [[no_unique_address]] std::conditional_t<can_narrow, narrow_state, no_narrow_state> narrow;
@@ -237,7 +243,7 @@ struct scatter_agent {
   template <core::key_form Form, bool NarrowSrc>
   __device__ __forceinline__ void process_tile(const pass_buffers<U, V>& buf, unsigned seq, unsigned tile_idx, int e,
                                                unsigned& next_ticket) {
-    rank_t::clear(st().rank, 1 << digit_bits);
+    begin_tile();
     const tile_span t = span_of(seq, tile_idx);
     tile_regs r;
     load_keys<NarrowSrc>(buf, t, r);
@@ -246,8 +252,28 @@ struct scatter_agent {
     const unsigned count = rank_and_stage<Form>(buf, t, r);  // publishes the tile's counts on the way
     look_back(t, count);
     const unsigned ticket = next_ticket_and_release(e, seq);
-    scatter_tile<Form>(buf, t, r);
+    if (!whole_tile()) scatter_tile<Form>(buf, t, r);
+    else if (t.full()) write_whole_tile<true>(buf, t);
+    else write_whole_tile<false>(buf, t);
     if (threadIdx.x == helper) next_ticket = ticket;
+  }
+
+  /// Counters zeroed (and, with the early counts, no whole digit yet); the
+  /// caller's barrier follows.
+  __device__ __forceinline__ void begin_tile() {
+    rank_t::clear(st().rank, 1 << digit_bits);
+    if constexpr (EarlyCounts)
+      if (threadIdx.x == 0) st().whole_digit = rank_t::no_digit;
+  }
+
+  /// Every key of the tile has the same digit (the early counts found one
+  /// digit counting them all): the tile goes out as it came in, so ranking and
+  /// staging are skipped; the look-back still runs. Common after the first
+  /// pass over inputs with few distinct keys, or long runs of equal ones
+  /// (CUB's onesweep agent calls it a short circuit).
+  __device__ __forceinline__ bool whole_tile() const {
+    if constexpr (EarlyCounts) return st().whole_digit != rank_t::no_digit;
+    else return false;
   }
 
   __device__ __forceinline__ tile_span span_of(unsigned seq, unsigned tile_idx) const {
@@ -315,8 +341,15 @@ struct scatter_agent {
         if (t.item_valid(i)) atomicAdd(hist + digit<Form>(r.keys[i]), 1u);
     }
     wait_for_ring_slot(t);
-    // ends with a barrier: every warp has read its counters
-    const unsigned count = rank_t::scan_digits(s.rank, 1 << digit_bits, [&](unsigned c) { publish(t, threadIdx.x, c); });
+    // ends with a barrier: every warp has read its counters, and whole_digit is set
+    const unsigned count = rank_t::scan_digits(s.rank, 1 << digit_bits, [&](unsigned c) {
+      publish(t, threadIdx.x, c);
+      if (c == unsigned(t.valid) && p.whole_tiles) s.whole_digit = threadIdx.x;
+    });
+    if (whole_tile()) {  // nothing to rank: write_whole_tile
+      keep_in_input_order(t, r);
+      return count;
+    }
     const unsigned lt = lanemask_lt(), gt = ~(lt | (1u << lane_id()));
     if (t.full()) {
 #pragma unroll
@@ -424,6 +457,80 @@ struct scatter_agent {
       ring::advance_tail(p.ctl, seq, p.ring_cfg);
     }
     return ticket;
+  }
+
+  /// A whole tile of one digit: the keys (and prefetched values) go back to
+  /// shared memory in input order, so that no register holds them through
+  /// the look-back (loads that fell back to scalar ones left no copy there).
+  __device__ __forceinline__ void keep_in_input_order(const tile_span& t, const tile_regs& r) {
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int j = t.warp_base + i * 32 + int(lane_id());
+      tile_keys()[j] = r.keys[i];
+      if constexpr (prefetch) tile_values()[j] = r.vals[i];
+    }
+  }
+
+  /// Writes a whole tile of one digit: tile position j goes to the digit's
+  /// start plus j (its staged place would be j). Keys from shared memory;
+  /// values after them, from there (prefetched) or, warp-striped, from their
+  /// source (as the late values' scatter loads them).
+  template <bool Full>
+  __device__ __forceinline__ void write_whole_tile(const pass_buffers<U, V>& buf, const tile_span& t) {
+    const long long shift = st().shift[st().whole_digit];
+    const bool narrow = can_narrow && narrow_dst();
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int j = i * Threads + int(threadIdx.x);
+      if (!Full && j >= t.valid) continue;
+      const std::uint64_t dst = static_cast<std::uint64_t>(shift + j);
+      const U key = tile_keys()[j];
+      if (narrow) reinterpret_cast<N*>(buf.kdst)[dst] = N(key);
+      else if (buf.kdst) buf.kdst[dst] = key;
+      if constexpr (prefetch) store_value(buf, dst, tile_values()[j]);
+    }
+    if constexpr (has_values && !prefetch) {
+      const long long first = shift + t.warp_base + int(lane_id());  // item i goes 32 i further
+      if constexpr (can_widen) {
+        if (buf.vwide) {
+          write_values_striped<Full>(buf.vsrc, buf.vwide + first, t);
+          return;
+        }
+      }
+      write_values_striped<Full>(buf.vsrc, buf.vdst + first, t);
+    }
+  }
+
+  /// A lane's warp-striped values from their source to out[32 i], half a
+  /// tile's worth at a time (loading them all at once spilled where the
+  /// tiles are long), from one base address (the offsets are the stores'
+  /// immediates).
+  template <bool Full, class W>
+  __device__ __forceinline__ static void write_values_striped(const V* vsrc, W* out, const tile_span& t) {
+    constexpr int half = (Items + 1) / 2;
+#pragma unroll 1
+    for (int h = 0; h < Items; h += half) {
+      V vals[half];
+#pragma unroll
+      for (int b = 0; b < half; ++b) {
+        const int j = t.warp_base + (h + b) * 32 + int(lane_id());
+        vals[b] = (h + b < Items && (Full || j < t.valid)) ? source_value(vsrc, t.base + j) : V{};
+      }
+#pragma unroll
+      for (int b = 0; b < half; ++b)
+        if (h + b < Items && (Full || t.item_valid(h + b))) out[(h + b) * 32] = vals[b];
+    }
+  }
+
+  /// A value to its output position (an argsort's widening last pass: 8 bytes wide).
+  __device__ __forceinline__ static void store_value(const pass_buffers<U, V>& buf, std::uint64_t dst, const V& v) {
+    if constexpr (can_widen) {
+      if (buf.vwide) {
+        buf.vwide[dst] = v;
+        return;
+      }
+    }
+    buf.vdst[dst] = v;
   }
 
   /// Scatter: keys and values from shared memory to their output positions
