@@ -116,6 +116,20 @@ constexpr std::uint64_t sm90_small_tiles_max(int key_bytes, int value_bytes) {
   return value_bytes == 0 ? 2048 * k : value_bytes == 8 ? 512 * k : 1024 * k;
 }
 
+/// Whether a pass writes a tile whose keys all have its digit unranked
+/// (scatter_agent::whole_tile). Measured on an H100 against ranking every tile
+/// (bench/results/cuda-h100-2026-11-27-whole-tiles.md), on 16 distinct keys:
+/// keys alone 1.02-1.23x faster from 2^20 to 2^28, keys with values
+/// 0.96-1.15x (geometric mean 1.05) up to 2^24 and 1.00-1.07x above it with
+/// 32-bit keys and 4-byte values; above 2^24 with 64-bit keys or 8-byte
+/// values 1-3 % slower (the values, loaded after the look-back half a tile at
+/// a time, lose to the staged path's single round of loads), so there every
+/// tile is ranked.
+constexpr bool sm90_whole_tiles(int key_bytes, int value_bytes, std::uint64_t n) {
+  const bool wide = key_bytes == 8 || value_bytes >= 8;
+  return value_bytes == 0 || !wide || n <= (std::uint64_t(1) << 24);
+}
+
 /// sm_90 (H100), per key width and value width (0: keys only). The ring
 /// (1024 tiles = 2 MiB, look-back limit 256, tail groups of 256 tiles) is
 /// ring_config's, a run-time value. Chosen by
