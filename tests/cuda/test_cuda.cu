@@ -1347,12 +1347,13 @@ TEST_CASE(narrow_passes, false) { narrow_cases(false); }
 /// tile, in no order: the tiles whose keys all have the pass's digit are
 /// written as they were read (scatter_agent::whole_tile). Runs straddle
 /// tiles, so tiles of one digit sit next to mixed ones, and the last tile is
-/// partial. low_byte: a random low byte in every key, so that the first pass
-/// has no such tile and the later ones do. Floats: some runs are NaNs of
-/// their own payloads and signs, or zeros of either sign, which the
-/// canonicalisation makes equal (each key keeps its bits).
+/// partial. top_byte: a random top byte in every key, so that the passes
+/// below it have such tiles (the runs stay together through them) and the
+/// last pass has none. Floats: some runs are NaNs of their own payloads and
+/// signs, or zeros of either sign, which the canonicalisation makes equal
+/// (each key keeps its bits).
 template <class H>
-std::vector<H> make_runs(std::size_t n, std::uint64_t seed, bool low_byte) {
+std::vector<H> make_runs(std::size_t n, std::uint64_t seed, bool top_byte) {
   std::vector<H> v(n);
   std::uint64_t s = seed;
   constexpr key_desc kd = key_desc_of<H>();
@@ -1363,7 +1364,8 @@ std::vector<H> make_runs(std::size_t n, std::uint64_t seed, bool low_byte) {
     const std::uint64_t x = splitmix(s);
     const unsigned kind = unsigned(splitmix(s) % 6);
     for (std::size_t j = i; j < i + len; ++j) {
-      std::uint64_t y = low_byte ? (x & ~0xFFull) | (splitmix(s) & 0xFF) : x;
+      const int top = kd.bits() - 8;
+      std::uint64_t y = top_byte ? (x & ~(0xFFull << top)) | ((splitmix(s) & 0xFF) << top) : x;
       if constexpr (kd.kind == key_kind::floating) {
         if (kind == 0) y = kd.inf_bits | (1 + splitmix(s) % payload) | (splitmix(s) & 1 ? sign : 0);  // NaNs
         if (kind == 1) y = splitmix(s) & 1 ? sign : 0;                                               // -0 and +0
@@ -1379,41 +1381,50 @@ static void whole_tile_cases(bool small) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
   t.msd_buckets = false;  // every pass in Onesweep's tiles
-  // the small tiles; the long ones; 8-byte indices widened by the last pass
-  const std::vector<std::size_t> sizes = small ? std::vector<std::size_t>{70001}
-                                               : std::vector<std::size_t>{70001, 300007, (std::size_t(1) << 20) + 3};
+  // each tier's kernels: the small tiles (up to medium_n), the long ones
+  // (small and mid tiles off), the default at 2^20+3 (mid tiles; 8-byte
+  // indices carried as 4-byte ones and widened by the last pass)
+  struct size_case { std::size_t n; bool long_tiles; };
+  const std::vector<size_case> sizes =
+      small ? std::vector<size_case>{{70001, false}, {70001, true}}
+            : std::vector<size_case>{{70001, false}, {300007, true}, {(std::size_t(1) << 20) + 3, false}};
   options desc;
   desc.direction = order::descending;
   for (int on = 1; on >= 0; --on) {
     t.whole_tiles = on != 0;
-    for (std::size_t n : sizes)
-      for (int low = 0; low < 2; ++low) {
-        const std::string w = std::string(low ? " runs, random low byte" : " runs") + (on ? "" : " (whole tiles off)");
-        const std::uint64_t seed = n * 4 + std::uint64_t(low);
+    for (const size_case c : sizes)
+      for (int top = 0; top < 2; ++top) {
+        const std::size_t n = c.n;
+        t.small_tiles = t.mid_tiles = !c.long_tiles;
+        const std::string w = std::string(top ? " runs, random top byte" : " runs") +
+                              (c.long_tiles ? " (long tiles)" : "") + (on ? "" : " (whole tiles off)");
+        const std::uint64_t seed = n * 4 + std::uint64_t(top) + (c.long_tiles ? 2 : 0);
         std::printf("  seed %llu: n=%zu%s\n", static_cast<unsigned long long>(seed), n, w.c_str());
-        const auto k32 = make_runs<std::uint32_t>(n, seed, low != 0);
+        const auto k32 = make_runs<std::uint32_t>(n, seed, top != 0);
         check_keys(k32, {}, "u32" + w);
         check_pairs<std::uint32_t, 4>(k32, desc, "u32/u32 desc" + w);
         check_argsort<std::uint32_t, std::uint64_t>(k32, {}, "argsort u32 -> u64" + w);
-        const auto f32 = make_runs<float>(n, seed + 1, low != 0);
+        const auto f32 = make_runs<float>(n, seed + 1, top != 0);
         check_keys(f32, desc, "f32 desc" + w);
         check_pairs<float, 8>(f32, {}, "f32/u64" + w);
         if (small) continue;
         check_keys(k32, desc, "u32 desc" + w);
         check_pairs<std::uint32_t, 8>(k32, {}, "u32/u64" + w);
         check_pairs<std::uint32_t, 16>(k32, desc, "u32/16 desc" + w);
+        check_pairs<std::uint32_t, 2>(k32, {}, "u32/2" + w);
         check_argsort<std::uint32_t, std::uint32_t>(k32, desc, "argsort u32 desc" + w);
         check_pairs<float, 4>(f32, desc, "f32/u32 desc" + w);
         options total;
         total.floats = float_order::total;
         check_keys(f32, total, "f32 total order" + w);
-        const auto k64 = make_runs<std::uint64_t>(n, seed + 2, low != 0);
+        const auto k64 = make_runs<std::uint64_t>(n, seed + 2, top != 0);
         check_keys(k64, {}, "u64" + w);
         check_pairs<std::uint64_t, 4>(k64, desc, "u64/u32 desc" + w);
         check_pairs<std::uint64_t, 8>(k64, {}, "u64/u64" + w);
-        check_argsort<double, std::uint64_t>(make_runs<double>(n, seed + 3, low != 0), desc, "argsort f64 desc" + w);
-        check_keys(make_runs<double>(n, seed + 4, low != 0), {}, "f64" + w);
-        const auto k16 = make_runs<std::uint16_t>(n, seed + 5, low != 0);
+        check_pairs<std::uint64_t, 16>(k64, desc, "u64/16 desc" + w);
+        check_argsort<double, std::uint64_t>(make_runs<double>(n, seed + 3, top != 0), desc, "argsort f64 desc" + w);
+        check_keys(make_runs<double>(n, seed + 4, top != 0), {}, "f64" + w);
+        const auto k16 = make_runs<std::uint16_t>(n, seed + 5, top != 0);
         check_keys(k16, {}, "u16" + w);
         check_pairs<std::uint16_t, 4>(k16, desc, "u16/u32 desc" + w);
         check_pairs<std::uint8_t, 4>(make_runs<std::uint8_t>(n, seed + 6, false), {}, "u8/u32" + w);

@@ -33,7 +33,7 @@ inline constexpr variable variables[] = {
     {"RADIX_CUDA_MSD", "0: sorts of 2^18 to 3 x 2^19 32- or 64-bit keys (alone, with 4- or 8-byte values, or argsort) always run every Onesweep pass, never one MSD pass followed by a block sort of each bucket (for A/B measurements)"},
     {"RADIX_CUDA_SMALL_TILES", "0: Onesweep skips its small tiles (inputs of up to 2^18-2^21 keys, by key and value width; for A/B measurements)"},
     {"RADIX_CUDA_MID_TILES", "0: Onesweep skips its mid-size tiles (32-bit keys with 4-byte values, 16-bit keys alone; for A/B measurements)"},
-    {"RADIX_CUDA_WHOLE_TILES", "0: Onesweep ranks and stages every tile, even one whose keys all have the digit of the pass (for A/B measurements)"},
+    {"RADIX_CUDA_WHOLE_TILES", "0: Onesweep ranks and stages every tile, even one whose keys all have the digit of the pass (which it otherwise writes as it was read, except above 2^24 keys with 64-bit keys or 8-byte values; for A/B measurements)"},
     {"RADIX_CUDA_SEGMENT_WARP_MAX", "keys: the segmented sort's longest segment sorted by one warp (0: none; for A/B measurements)"},
     {"RADIX_CUDA_SHARED_LIMIT", "bytes: the CUDA engine acts as if a block could have at most this much shared memory (tests of the fallbacks for GPUs with less than an H100)"},
     {"RADIX_CUDA_NO_PIN", "set: host spans are staged through pinned buffers instead of being pinned in place"},
