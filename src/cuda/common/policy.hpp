@@ -253,18 +253,20 @@ constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
 /// for one block, or for the small tiles, still take the default's kernels.
 /// The slots now vary 16-byte values of 32- and 64-bit keys (late, as 4- and
 /// 8-byte values are), and whether 32-bit keys with 4- or 8-byte values stage
-/// their digits (the recomputed ones cost floats more than integers);
-/// 32-bit keys with 4-byte values vary at every n above one tile (a slot
-/// also replaces the small and mid tiles); other rows run the default:
+/// their digits (the recomputed ones cost floats more than integers), and
+/// the tile of 32-bit keys alone (not measured yet: CUB's 384 x 19 pass took
+/// 91 us at 2^24 against 101 us for our 384 x 28, NOTES "After row 69");
+/// 32-bit keys alone or with 4-byte values vary at every n above one tile (a
+/// slot also replaces the small and mid tiles); other rows run the default:
 /// {threads, items, blocks per SM, ranking, value staging, digit source}.
 /// The shapes measured before are in src/cuda/NOTES.md's timeline and git
 /// history.
 constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int which) {
   struct shape { int threads, items, min_blocks; rank_order ranking; value_staging values; digit_source digits; };
   constexpr auto early = rank_order::count_then_rank;
-  constexpr auto late = value_staging::late;
+  constexpr auto late = value_staging::late, keys = value_staging::with_keys;
   constexpr auto staged = digit_source::staged, recomputed = digit_source::recomputed;
-  constexpr shape slots[4][3] = {
+  constexpr shape slots[5][3] = {
       {{384, 16, 2, early, late, staged}, {384, 12, 2, early, late, recomputed},
        {256, 16, 3, early, late, staged}},                                                    // 32-bit keys, 16-byte values
       {{384, 16, 2, early, late, staged}, {384, 12, 2, early, late, staged},
@@ -272,11 +274,14 @@ constexpr onesweep_policy sm90_alt_policy(int key_bytes, int value_bytes, int wh
       {{384, 24, 2, early, late, staged}, {384, 36, 2, early, late, staged},
        {384, 24, 2, early, late, recomputed}},                                                // 32-bit keys, 4-byte values
       {{384, 24, 2, early, late, staged}, {384, 20, 2, early, late, staged},
-       {384, 24, 2, early, late, recomputed}}};                                               // 32-bit keys, 8-byte values
+       {384, 24, 2, early, late, recomputed}},                                                // 32-bit keys, 8-byte values
+      {{384, 20, 3, early, keys, staged}, {384, 16, 3, early, keys, staged},
+       {384, 24, 3, early, keys, staged}}};                                                   // 32-bit keys alone
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
   const int row = value_bytes == 16 && key_bytes >= 4 ? (key_bytes == 4 ? 0 : 1)
                   : key_bytes == 4 && value_bytes == 4 ? 2
                   : key_bytes == 4 && value_bytes == 8 ? 3
+                  : key_bytes == 4 && value_bytes == 0 ? 4
                                                        : -1;
   if (row < 0) return p;
   const shape sh = slots[row][which - 1];

@@ -343,7 +343,8 @@ int onesweep_sort(const onesweep_job<U, V>& job) {
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
   // a slot replaces the small tiles too: it is measured against both
   constexpr bool alt_row = (sizeof(U) >= 4 && std::is_same_v<V, v128>) ||
-                           (sizeof(U) == 4 && (std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>));
+                           (sizeof(U) == 4 && (std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t> ||
+                                               std::is_same_v<V, no_value>));
   if constexpr (alt_row) {
     switch (job.tuning.alt_policy) {
       case 1: return onesweep_run<U, V, 1>(job);
