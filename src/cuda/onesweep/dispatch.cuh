@@ -400,8 +400,7 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   p.codec = job.codec;
   p.range_mask = core::bit_range_mask<U>(job.begin_bit, end_bit);
   p.ring_cfg = job.tuning.ring;
-  p.whole_tiles = job.tuning.whole_tiles &&
-                  sm90_whole_tiles(int(sizeof(U)), std::is_same_v<V, no_value> ? 0 : int(sizeof(V)), n);
+  p.whole_tiles = job.tuning.whole_tiles && sm90_whole_tiles(int(sizeof(U)), K::value_bytes, n);
 
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
   const bool single = use_single_tile<U, V>(n, job.tuning);
