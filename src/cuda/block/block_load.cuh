@@ -112,16 +112,29 @@ __device__ __forceinline__ V source_value(const V* vsrc, std::uint64_t i) {
 
 /// A warp's values in the warp-striped order of its keys (item i of lane l is
 /// tile position warp_base + i*32 + l, source element base + that); positions
-/// at or past `valid` get V{}. Loaded to registers before the keys are ranked,
-/// so that their latency passes meanwhile.
+/// at or past `valid` get V{}. The source and whether the warp's items are all
+/// in range are decided once, not per item: a load cannot be speculated, so a
+/// per-item test compiled to a branch around each load (a dozen instructions
+/// an item where the load itself is one).
 template <class V, int Items>
 __device__ __forceinline__ void load_values_striped(const V* vsrc, std::uint64_t base, int warp_base, int valid,
                                                     V (&out)[Items]) {
   const int lane = int(lane_id());
+  const std::uint64_t first = base + std::uint64_t(warp_base + lane);
+  const bool full = warp_base + Items * 32 <= valid;  // the same in every lane
+  if (vsrc == nullptr) {  // argsort: the value is its index
 #pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    const int j = warp_base + i * 32 + lane;
-    out[i] = j < valid ? source_value(vsrc, base + j) : V{};
+    for (int i = 0; i < Items; ++i)
+      out[i] = full || warp_base + i * 32 + lane < valid ? index_value<V>(first + i * 32) : V{};
+    return;
+  }
+  const V* src = vsrc + first;
+  if (full) {
+#pragma unroll
+    for (int i = 0; i < Items; ++i) out[i] = ld_nc(src + i * 32);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Items; ++i) out[i] = warp_base + i * 32 + lane < valid ? ld_nc(src + i * 32) : V{};
   }
 }
 

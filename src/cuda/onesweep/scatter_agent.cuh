@@ -507,6 +507,13 @@ struct scatter_agent {
   /// immediates).
   template <bool Full, class W>
   __device__ __forceinline__ static void write_values_striped(const V* vsrc, W* out, const tile_span& t) {
+    // the source decided once: per value, the test compiled to a branch around each load
+    if (vsrc) copy_values_striped<Full, true>(vsrc, out, t);
+    else copy_values_striped<Full, false>(vsrc, out, t);
+  }
+  /// Load: values from vsrc, else (argsort) their indices.
+  template <bool Full, bool Load, class W>
+  __device__ __forceinline__ static void copy_values_striped(const V* vsrc, W* out, const tile_span& t) {
     constexpr int half = (Items + 1) / 2;
 #pragma unroll 1
     for (int h = 0; h < Items; h += half) {
@@ -514,7 +521,8 @@ struct scatter_agent {
 #pragma unroll
       for (int b = 0; b < half; ++b) {
         const int j = t.warp_base + (h + b) * 32 + int(lane_id());
-        vals[b] = (h + b < Items && (Full || j < t.valid)) ? source_value(vsrc, t.base + j) : V{};
+        if (h + b < Items && (Full || j < t.valid)) vals[b] = Load ? ld_nc(vsrc + t.base + j) : index_value<V>(t.base + j);
+        else vals[b] = V{};
       }
 #pragma unroll
       for (int b = 0; b < half; ++b)
@@ -543,14 +551,22 @@ struct scatter_agent {
       V vals[Items];
       load_values_striped(buf.vsrc, t.base, t.warp_base, t.valid, vals);
       __syncthreads();  // every key is out of the shared buffer
-#pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if (t.item_valid(i)) tile_values()[(i & 1) ? r.pos2[i / 2] >> 16 : r.pos2[i / 2] & 0xFFFFu] = vals[i];
+      if (t.full()) stage_values<true>(t, r, vals);
+      else stage_values<false>(t, r, vals);
       __syncthreads();
       scatter_pass<Form, scatter_values>(buf, t, dig4);
     } else {
       scatter_pass<Form, scatter_keys | scatter_values>(buf, t, dig4);
     }
+  }
+
+  /// Late values: each to its key's staged place. A full tile tests no item
+  /// (the tests, kept as predicates through the loads, crowded the registers).
+  template <bool Full>
+  __device__ __forceinline__ void stage_values(const tile_span& t, const tile_regs& r, const V (&vals)[Items]) {
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (Full || t.item_valid(i)) tile_values()[(i & 1) ? r.pos2[i / 2] >> 16 : r.pos2[i / 2] & 0xFFFFu] = vals[i];
   }
 
   /// One sweep of the staged tile, with the variant of scatter() for the
