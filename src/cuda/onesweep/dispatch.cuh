@@ -40,14 +40,17 @@ struct onesweep_kernels {
   using scatter = scatter_agent<U, V, shape>;
   using single = single_tile_agent<U, V, threads, items>;
   using block_sort = block_sort_agent<U, V>;
-  /// Linear: for integer keys (codec.linear()); 1-byte keys are never floats.
-  template <bool Linear>
-  static constexpr auto scatter_kernel_for = onesweep_scatter_kernel<U, V, shape, Linear>;
+  /// linear for integer keys (codec.linear()); 1-byte keys are never floats.
+  template <scatter_forms F>
+  static constexpr auto scatter_kernel_for = onesweep_scatter_kernel<U, V, shape, F>;
   static constexpr bool may_be_float = sizeof(U) >= 2;
-  static constexpr auto scatter_kernel = scatter_kernel_for<!may_be_float>;
+  static constexpr auto scatter_kernel =
+      scatter_kernel_for<may_be_float ? scatter_forms::floats : scatter_forms::linear>;
   static auto scatter_kernel_of(const core::ordered_codec<U>& c) {
-    if constexpr (may_be_float) return c.linear() ? scatter_kernel_for<true> : scatter_kernel_for<false>;
-    else return scatter_kernel;
+    if constexpr (may_be_float)
+      return c.linear() ? scatter_kernel_for<scatter_forms::linear> : scatter_kernel_for<scatter_forms::floats>;
+    else
+      return scatter_kernel;
   }
   static constexpr auto histogram_kernel =
       onesweep_histogram_kernel<U, hist_threads, hist_vectors, histogram_shape::min_blocks>;
@@ -76,11 +79,11 @@ struct onesweep_kernels {
           r.status = cudaFuncSetAttribute(onesweep_buckets_kernel<U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(std::min<std::size_t>(block_sort::smem_bytes(block_sort::max_threads), optin)));
       if (r.status != cudaSuccess || scatter::smem_bytes > optin) return r;  // reported below, each time
-      r.status = cudaFuncSetAttribute(scatter_kernel_for<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(scatter::smem_bytes));
+      r.status = cudaFuncSetAttribute(scatter_kernel_for<scatter_forms::linear>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
       if (r.status == cudaSuccess && may_be_float)
-        r.status = cudaFuncSetAttribute(scatter_kernel_for<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(scatter::smem_bytes));
+        r.status = cudaFuncSetAttribute(scatter_kernel_for<scatter_forms::floats>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
       // (only the default tier's single-tile kernel is ever launched: onesweep_run)
       if constexpr (Alt == 0)
         if (r.status == cudaSuccess && single::smem_bytes <= optin)

@@ -19,16 +19,16 @@ __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_histogram_kernel(
 /// Launched as a dependent of the previous kernel (launch_dependent): it
 /// waits for it before anything else.
 /// Shape::value: threads, keys per thread, blocks per SM and the scatter's
-/// switches (policy.hpp, scatter_shape; scatter_agent explains each); Linear:
-/// integer keys (the ordered-bits transform is one XOR; the host picks this
-/// kernel from the codec), else floats.
-template <class U, class V, class Shape, bool Linear>
+/// switches (policy.hpp, scatter_shape; scatter_agent explains each); Forms:
+/// the forms of the ordered-bits transform it holds (integer keys: linear,
+/// one XOR; the host picks from the codec: onesweep_kernels::scatter_kernel_of).
+template <class U, class V, class Shape, scatter_forms Forms>
 __global__ void __launch_bounds__(Shape::value.threads, Shape::value.min_blocks)
     onesweep_scatter_kernel(const onesweep_params<U, V> p, int pass, int shift, int bits, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
   pdl_wait();     // the previous pass (or the histogram) is done
   pdl_release();  // every block is resident: the next pass may queue behind them
-  scatter_agent<U, V, Shape, Linear>{p, pass, shift, bits, bin_offset, smem}.process();
+  scatter_agent<U, V, Shape, Forms>{p, pass, shift, bits, bin_offset, smem}.process();
 }
 
 template <class U, class V, int Threads, int Items>

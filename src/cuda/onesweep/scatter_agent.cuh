@@ -61,9 +61,17 @@
 
 namespace radix::cuda_detail {
 
-/// Shape: a type whose `value` is the scatter_shape (policy.hpp); Linear:
-/// integer keys (process()).
-template <class U, class V, class Shape, bool Linear = false>
+/// The forms of the ordered-bits transform (core::key_form) a scatter kernel
+/// holds, each a copy of the tile code. A kernel that inlines all three
+/// spills (one form at a time fits the registers).
+enum class scatter_forms : std::uint8_t {
+  linear,  ///< integer keys: one XOR
+  floats,  ///< biased and canonical, picked per pass from the histogram's finding (control::canon_used)
+};
+
+/// Shape: a type whose `value` is the scatter_shape (policy.hpp); Forms:
+/// the tile code it holds (process()).
+template <class U, class V, class Shape, scatter_forms Forms = scatter_forms::floats>
 struct scatter_agent {
   static constexpr scatter_shape S = Shape::value;
   static constexpr int Threads = S.threads, Items = S.items, LookbackBatch = S.lookback_batch;
@@ -166,12 +174,15 @@ struct scatter_agent {
   /// next tile's ticket is taken while the current one scatters (s.seq is
   /// double-buffered by iteration parity), so no warp waits on the atomic.
   __device__ void process() {
-    // Linear: the host launched this kernel for integer keys. A kernel that
-    // inlines all three forms spills (one form at a time fits the registers).
-    if constexpr (Linear) run<core::key_form::linear>();
-    // without NaNs and -0 (the histogram kernel looked) canonical == biased
-    else if (p.codec.canon && p.ctl->canon_used) run<core::key_form::canonical>();
-    else run<core::key_form::biased>();
+    using core::key_form;
+    if constexpr (Forms == scatter_forms::linear) {
+      run<key_form::linear>();
+    } else {
+      // without NaNs and -0 (the histogram kernel looked) canonical == biased
+      const bool canonical = p.codec.canon && p.ctl->canon_used;
+      if (canonical) run<key_form::canonical>();
+      else run<key_form::biased>();
+    }
   }
 
   /// The thread that keeps the books: takes tickets, reports tiles done
