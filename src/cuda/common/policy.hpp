@@ -254,8 +254,8 @@ constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
 /// The slots now vary 16-byte values of 32- and 64-bit keys (late, as 4- and
 /// 8-byte values are), and whether 32-bit keys with 4- or 8-byte values stage
 /// their digits (the recomputed ones cost floats more than integers), and
-/// the tile of 32-bit keys alone (not measured yet: CUB's 384 x 19 pass took
-/// 91 us at 2^24 against 101 us for our 384 x 28, NOTES "After row 69");
+/// the tile of 32-bit keys alone (measured: 384 x 20 is 1-6 % faster at 2^20
+/// and 4-10 % slower from 2^22, so 384 x 28 stays; NOTES row 71);
 /// 32-bit keys alone or with 4-byte values vary at every n above one tile (a
 /// slot also replaces the small and mid tiles); other rows run the default:
 /// {threads, items, blocks per SM, ranking, value staging, digit source}.
