@@ -239,7 +239,9 @@ struct scatter_agent {
     int valid;            ///< its keys (tile, but for the last)
     int warp_base;        ///< the warp's first key in the tile
     __device__ __forceinline__ bool full() const { return valid == tile; }
-    __device__ __forceinline__ bool item_valid(int i) const { return warp_base + i * 32 + int(lane_id()) < valid; }
+    /// Written as warp_base + i * 32 + lane < valid, the items' positions were loop invariants that the
+    /// compiler kept across tiles, and spilled in the 32-bit float kernel of keys alone.
+    __device__ __forceinline__ bool item_valid(int i) const { return i * 32 < valid - warp_base - int(lane_id()); }
   };
 
   /// What a thread holds of its tile, in registers.
