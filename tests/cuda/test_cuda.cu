@@ -302,6 +302,41 @@ TEST_CASE(kernel_count_above, true) {
 }
 
 namespace {
+/// For each of the 2^32 bit patterns: whether the GPU's canonical() of a
+/// 32-bit float (one add) equals its readable twin, canonical_masks().
+/// Counts the patterns that differ and keeps the lowest.
+__global__ void f32_canonical_kernel(radix::core::ordered_codec<std::uint32_t> c, unsigned long long* bad,
+                                     unsigned* lowest_bad) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (std::uint64_t(1) << 32);
+       i += stride) {
+    const auto u = std::uint32_t(i);
+    if (c.canonical(u) != c.canonical_masks(u)) {
+      atomicAdd(bad, 1ull);
+      atomicMin(lowest_bad, u);
+    }
+  }
+}
+}  // namespace
+
+/// Every 32-bit pattern (NaNs of each sign and payload, signalling ones,
+/// subnormals, both zeros, infinities), ascending and descending: the
+/// device's add gives bit for bit what the masks give.
+TEST_CASE(kernel_f32_canonical, false) {
+  for (auto dir : {radix::order::ascending, radix::order::descending}) {
+    const auto c = radix::core::make_codec<std::uint32_t>(radix::key_desc_of<float>(), dir, radix::float_order::numeric);
+    dvec<unsigned long long> bad{std::vector<unsigned long long>{0}};
+    dvec<unsigned> lowest{std::vector<unsigned>{0xFFFFFFFFu}};
+    f32_canonical_kernel<<<132 * 16, 256>>>(c, bad.p, lowest.p);
+    CU(cudaGetLastError());
+    CU(cudaDeviceSynchronize());
+    const unsigned long long n_bad = bad.down()[0];
+    CHECK_MSG(n_bad == 0, "f32 canonical (%s): %llu patterns differ from the masks, the lowest 0x%08x",
+              dir == radix::order::ascending ? "ascending" : "descending", n_bad, lowest.down()[0]);
+  }
+}
+
+namespace {
 using peers_agent = cd::counting_pairs_agent<std::uint8_t, std::uint32_t>;
 
 __global__ void peers_of_kernel(const unsigned* digits, unsigned* out) {

@@ -82,16 +82,21 @@ struct ordered_codec {
   RADIX_HD constexpr U linear_xor() const { return U(pos_xor ^ flip); }
 
   /// The transform with -0 -> +0 and every NaN -> one pattern after +inf.
-  /// Written with masks rather than branches: NaNs and zeros are data, not
-  /// rare cases, in many inputs.
   RADIX_HD constexpr U canonical(U u) const {
 #if defined(__CUDA_ARCH__)
-    // 32-bit floats on the GPU: one add does what the masks below do (see
+    // 32-bit floats on the GPU: one add does what the masks do (see
     // gpu_f32_canonical_bits) in under half the instructions, and the scatter
     // kernels extract each key's digit three times a pass.
     if constexpr (sizeof(U) == 4)
       if (!std::is_constant_evaluated()) return biased(gpu_f32_canonical_bits(u));
 #endif
+    return canonical_masks(u);
+  }
+
+  /// canonical() written with masks rather than branches (NaNs and zeros are
+  /// data, not rare cases, in many inputs): the form for the CPU and for
+  /// 64-bit floats, and the readable twin the GPU's add is tested against.
+  RADIX_HD constexpr U canonical_masks(U u) const {
     const U mag = U(u & U(~sign));
     const U nonzero = U(U(0) - U(mag != 0));     // -0.0 -> +0.0
     const U nan = U(U(0) - U(mag > nan_above));  // NaN -> all ones: after +inf
