@@ -30,7 +30,7 @@ template <int Bytes> using uint_t = typename uint_of<Bytes>::type;
 /// number (subnormals and infinities included) is unchanged, and every NaN,
 /// whatever its sign and payload, becomes the one NaN NVIDIA GPUs produce in
 /// single precision, 0x7fffffff (positive, so it sorts after +inf). The
-/// result is bit-for-bit what the masks of ordered_codec::canonical give.
+/// result, through the biased transform, is what ordered_codec::canonical_masks gives.
 /// Not for the CPU: x86 and Arm keep a NaN operand's payload and sign.
 __device__ __forceinline__ std::uint32_t gpu_f32_canonical_bits(std::uint32_t u) {
   float f = __uint_as_float(u);
