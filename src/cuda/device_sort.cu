@@ -68,6 +68,9 @@ onesweep_tuning& tuning_override() {
     const char* mid = core::env::get("RADIX_CUDA_MID_TILES");
     d.mid_tiles = !(mid && mid[0] == '0');
     if (const char* w = core::env::get("RADIX_CUDA_SEGMENT_WARP_MAX")) d.segment_warp_max = std::uint32_t(std::strtoul(w, nullptr, 10));
+    const char* bin = core::env::get("RADIX_CUDA_BIN_SORT");
+    d.bin_sort = !(bin && bin[0] == '0');
+    if (const char* b = core::env::get("RADIX_CUDA_BIN_SORT_MIN")) d.bin_sort_min = std::uint32_t(std::strtoul(b, nullptr, 10));
     return d;
   }();
   return t;

@@ -30,10 +30,10 @@ bool same(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 template <class T>
-std::vector<T> random_bits(std::size_t n, std::uint64_t seed, bool few_unique = false) {
+std::vector<T> random_bits(std::size_t n, std::uint64_t seed, bool few_unique = false, std::uint64_t keep = ~0ull) {
   std::vector<T> v(n);
   for (auto& x : v) {
-    std::uint64_t r = splitmix(seed);
+    std::uint64_t r = splitmix(seed) & keep;
     if (few_unique) r = (r % 5) * 0x0101010101010101ull;
     std::memcpy(&x, &r, sizeof(T));
   }
@@ -49,14 +49,14 @@ options on(engine e, options o) {
 /// K: the key type; the values are 32-bit unless V says otherwise.
 template <class K, class V = std::uint32_t, class O = std::uint32_t>
 void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, options o, std::uint64_t seed,
-                 const std::string& what) {
+                 const std::string& what, std::uint64_t keep = ~0ull) {
   std::vector<O> off{0};
   for (auto l : lengths) off.push_back(O(off.back() + l));
   const std::uint64_t n = off.back(), count = lengths.size();
   dvec<O> doff(off);
   const segments dsegs = uniform ? segments::uniform(count, count ? lengths[0] : 1) : segments::from_offsets(doff.p, count);
   const segments hsegs = uniform ? dsegs : segments::from_offsets(off.data(), count);
-  const auto keys = random_bits<K>(n, seed, seed % 3 == 0);
+  const auto keys = random_bits<K>(n, seed, seed % 3 == 0, keep);
   std::vector<V> vals(n);
   std::iota(vals.begin(), vals.end(), V(0));
   std::printf("  segments %s: n=%llu count=%llu seed=%llu\n", what.c_str(), (unsigned long long)n,
@@ -266,6 +266,44 @@ TEST_CASE(segments_block_routes, true) {
     check_batch<std::uint8_t>(std::vector<std::uint64_t>(9, 5000), true, {}, 66, "u8 uniform 5000" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(15, 3073), true, desc, 67, "u32 uniform 3073 descending" + w);
     check_batch<double, std::uint32_t>(std::vector<std::uint64_t>(7, 6145), true, {}, 68, "f64/u32 uniform 6145" + w);
+  }
+  t = saved;
+}
+
+/// The bin route (uniform rows of 4- and 8-byte keys from
+/// onesweep_tuning::bin_sort_min to 8192 keys): both of its shapes and either
+/// side of their switch; random keys; few unique ones (crowded bins: the
+/// rows go on to the block route); all keys equal; keys of a narrow span
+/// (many equal keys within a bin: ties by origin) and floats of both zeros
+/// and NaNs; descending, a bit range, argsort with and without sorted keys;
+/// and with the route lowered to short rows, and off.
+TEST_CASE(segments_bin_route, true) {
+  auto& t = radix::cuda_detail::tuning_override();
+  const radix::cuda_detail::onesweep_tuning saved = t;
+  options desc;
+  desc.direction = order::descending;
+  options bits;
+  bits.begin_bit = 3;
+  bits.end_bit = 19;
+  for (int setting = 0; setting < 3; ++setting) {
+    t.bin_sort = setting < 2;
+    t.bin_sort_min = setting == 1 ? 2 : saved.bin_sort_min;
+    const std::string w = setting == 0 ? " (bin route)" : setting == 1 ? " (bin route from 2 keys)" : " (no bin route)";
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(20, 4096), true, {}, 71, "u32 rows of 4096" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(20, 4096), true, {}, 72, "u32 rows of 4096, few unique" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(9, 4097), true, desc, 74, "u32 rows of 4097, all equal" + w, 0);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(9, 8192), true, {}, 76, "u32 rows of 8192, span 2^14" + w,
+                               (1u << 14) - 1);
+    check_batch<float, std::uint32_t>(std::vector<std::uint64_t>(9, 8192), true, desc, 77,
+                                      "f32/u32 rows of 8192 descending" + w);
+    check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(11, 1025), true, {}, 79,
+                                      "f32/u64 rows of 1025, zeros and small subnormals" + w, 0x800000FFull);
+    check_batch<std::uint64_t, std::uint64_t>(std::vector<std::uint64_t>(7, 5000), true, bits, 80,
+                                              "u64/u64 rows of 5000, bits [3, 19)" + w);
+    check_batch<double, std::uint16_t>(std::vector<std::uint64_t>(5, 3000), true, desc, 82,
+                                       "f64/u16 rows of 3000 descending" + w);
+    check_batch<std::int32_t, std::uint8_t>(std::vector<std::uint64_t>(30, 700), true, {}, 83, "i32/u8 rows of 700" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(40, 40), true, desc, 85, "u32 rows of 40 descending" + w);
   }
   t = saved;
 }

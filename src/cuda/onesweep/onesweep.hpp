@@ -39,6 +39,10 @@ struct onesweep_tuning {
   /// Segmented sort: segments of 33 keys up to this many go to the warp route
   /// (one warp each; 0: none; RADIX_CUDA_SEGMENT_WARP_MAX)
   std::uint32_t segment_warp_max = 1024;
+  /// Segmented sort: uniform rows of this many keys up to 8192 go to the bin
+  /// sort (segment_tiers; RADIX_CUDA_BIN_SORT=0: never; RADIX_CUDA_BIN_SORT_MIN)
+  bool bin_sort = true;
+  std::uint32_t bin_sort_min = 513;
 };
 
 template <class U, class V>

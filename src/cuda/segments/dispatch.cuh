@@ -21,6 +21,7 @@ struct segmented_workspace {
   core::workspace_layout layout{device_alignment};
   int counts = -1, warp = -1, block[block_lists] = {-1, -1, -1, -1, -1}, longer = -1, huge = -1;
   int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
+  int crowded = -1;  ///< uniform rows of the bin route: the ids of those it left to a block route
 };
 
 /// SMs of the current device (the long and huge routes' split).
@@ -47,6 +48,20 @@ unsigned warp_capacity(sort_mode mode, const onesweep_tuning& t) {
   return cap > segment_tiers::tiny ? cap : 0;
 }
 
+/// Whether uniform rows of L keys take the bin route (launch_bin_route).
+template <class U, class V>
+bool use_bin_route(std::uint64_t L, const onesweep_tuning& t) {
+  using T = segment_tiers;
+  if constexpr (!T::bin_sort_keys(sizeof(U))) {
+    return false;
+  } else {
+    if (!t.bin_sort || L < std::max<std::uint64_t>(t.bin_sort_min, 2) || L > T::large_tile) return false;
+    const std::size_t bytes = L <= T::mid_tile ? bin_sort_agent<U, V, T::bin_mid_threads, T::mid_tile>::smem_bytes
+                                               : bin_sort_agent<U, V, T::bin_large_threads, T::large_tile>::smem_bytes;
+    return bytes <= current_device_limits().shared_optin;
+  }
+}
+
 template <class U, class V>
 segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
   segmented_workspace w;
@@ -65,6 +80,7 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
     w.longer = w.layout.add("long segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
     w.huge = w.layout.add("huge segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
   }
+  if (uniform && use_bin_route<U, V>(segs.length, t)) w.crowded = w.layout.add("crowded rows", count * 4);
   const bool long_route = uniform ? segs.length > T::large_tile : n > T::large_tile;
   if (!long_route) return w;
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
@@ -142,6 +158,34 @@ void launch_block_route(const onesweep_params<U, V>& p, const pass_list& passes,
   const unsigned grid = unsigned(std::min<std::uint64_t>(most, resident));
   block_segments_kernel<U, V, Threads, Items><<<grid, Threads, agent::smem_bytes, s>>>(p, passes, r, list, list_count);
   RADIX_CUDA_CHECK_LAUNCH("radix block_segments_kernel");
+}
+
+/// Uniform rows of the bin route (use_bin_route): the bin sort over every
+/// row, then the block route of their length over the rows it left (a
+/// crowded bin), whose number only the device knows.
+template <class U, class V>
+void launch_bin_route(const onesweep_params<U, V>& p, const pass_list& passes, const segment_reader& r,
+                      std::uint64_t L, std::uint32_t* crowded, unsigned* counts, const onesweep_tuning& t,
+                      cudaStream_t s) {
+  using T = segment_tiers;
+  const auto bin_sort = [&]<int Threads, int Capacity>() {
+    constexpr auto kernel = bin_sort_segments_kernel<U, V, Threads, Capacity>;
+    constexpr std::size_t smem = bin_sort_agent<U, V, Threads, Capacity>::smem_bytes;
+    const unsigned grid = unsigned(std::min<std::uint64_t>(r.count, resident_blocks<kernel, Threads, smem>()));
+    kernel<<<grid, Threads, smem, s>>>(p, r, crowded, counts + crowded_count);
+    RADIX_CUDA_CHECK_LAUNCH("radix bin_sort_segments_kernel");
+  };
+  if (L <= T::mid_tile) bin_sort.template operator()<T::bin_mid_threads, T::mid_tile>();
+  else bin_sort.template operator()<T::bin_large_threads, T::large_tile>();
+  const unsigned* left = counts + crowded_count;
+  if (L <= T::small_tile)
+    launch_block_route<U, V, T::small_threads, T::small_items>(p, passes, r, crowded, left, r.count, false, t, s);
+  else if (L <= T::mid_tile)
+    launch_block_route<U, V, T::mid_threads, T::mid_items>(p, passes, r, crowded, left, r.count, L >= T::mid_sort_min,
+                                                           t, s);
+  else
+    launch_block_route<U, V, T::large_threads, T::large_items>(p, passes, r, crowded, left, r.count,
+                                                               L >= T::large_sort_min, t, s);
 }
 
 /// The long route over a list of bounds (or every segment), with the
@@ -319,6 +363,8 @@ void segmented_sort(const segmented_job<U, V>& job) {
     if (segs.layout == segment_layout::uniform) {
       const std::uint64_t L = segs.length;
       if (L <= T::tiny) return launch_tiny_uniform<U, V>(sp, r, L, s);
+      if (w.crowded >= 0)
+        return launch_bin_route<U, V>(op, passes, r, L, reinterpret_cast<std::uint32_t*>(at[w.crowded]), counts, t, s);
       if (L <= warp_cap)  // slices as long as the rows (whole rounds of 32), not the route's longest
         return launch_warp_route<U, V>(sp, passes, r, nullptr, nullptr, unsigned((L + 31) / 32 * 32), r.count, s);
       if (L <= T::small_tile)

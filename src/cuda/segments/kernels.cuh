@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../common/common.cuh"
+#include "../onesweep/bin_sort_agent.cuh"
 #include "../onesweep/block_sort_agent.cuh"
 #include "../onesweep/single_tile_agent.cuh"
 #include "block_lsd_agent.cuh"
@@ -40,7 +41,7 @@ struct segment_range {
 enum block_list : int { small_list, mid_list, mid_sort_list, large_list, large_sort_list, block_lists };
 /// segment_bins::counts: the length of each block list, then these.
 constexpr int long_count = block_lists, huge_count = block_lists + 1, long_ticket = block_lists + 2,
-              warp_count = block_lists + 3, bin_counters = block_lists + 4;
+              warp_count = block_lists + 3, crowded_count = block_lists + 4, bin_counters = block_lists + 5;
 
 /// What the binning kernel fills: the short segments (one warp each), the
 /// block-sized ones of each list, the long ones (one block each, in global
@@ -309,6 +310,31 @@ __global__ void __launch_bounds__(Threads, block_sort_agent<U, V>::max_threads /
     p.n = len;
     __syncthreads();  // the previous segment is done with the shared memory
     block_sort_agent<U, V>{p, block_sort_io<U, V>::whole(p), smem}.process();
+  }
+}
+
+/// Uniform rows of a few thousand keys (segment_tiers::bin_sort_min and up):
+/// each block sorts one row at a time by counting its keys into bins of
+/// their span (bin_sort_agent: one step instead of a pass a digit). A row
+/// with a crowded bin is left as it was and its id appended to `crowded`,
+/// which a block route sorts after.
+template <class U, class V, int Threads, int Capacity>
+__global__ void __launch_bounds__(Threads) bin_sort_segments_kernel(const onesweep_params<U, V> base,
+                                                                    const segment_reader r, std::uint32_t* crowded,
+                                                                    unsigned* crowded_count) {
+  using agent = bin_sort_agent<U, V, Threads, Capacity>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ typename agent::storage st;
+  for (std::uint64_t i = blockIdx.x; i < r.count; i += gridDim.x) {
+    const std::uint64_t b = r.begin(i), len = r.begin(i + 1) - b;
+    onesweep_params<U, V> p = base;
+    p.keys = base.keys + b;
+    if (base.sorted_keys) p.sorted_keys = base.sorted_keys + b;
+    if constexpr (!std::is_same_v<V, no_value>) p.values = base.values + b;
+    p.n = len;
+    __syncthreads();  // the previous row is done with the shared memory
+    if (!agent{p.codec, p.range_mask, smem, st}.process(block_sort_io<U, V>::whole(p)) && threadIdx.x == 0)
+      crowded[atomicAdd(crowded_count, 1u)] = std::uint32_t(i);
   }
 }
 

@@ -5,6 +5,10 @@
 // The route of each segment follows its length:
 //   <= segment_tiers::tiny        : a group of lanes of one warp, in registers
 //                                   (rank = keys before it, by comparison)
+//   uniform rows of 4- and 8-byte keys from onesweep_tuning::bin_sort_min
+//   to segment_tiers::large_tile  : the bin sort, one block a row in shared
+//                                   memory (a row with a crowded bin: the
+//                                   block route of its length, after)
 //   <= segment_tiers::small_tile  : one block of the small shape, in shared memory
 //   <= segment_tiers::mid_tile    : one block of the mid shape, in shared memory
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
@@ -63,6 +67,16 @@ struct segment_tiers {
   /// thread a pass cost the same for few keys as for many.
   static constexpr std::uint64_t mid_sort_min = std::uint64_t(mid_threads) * 12 + 1;
   static constexpr std::uint64_t large_sort_min = std::uint64_t(large_threads) * 12 + 1;
+  /// Uniform rows of bin_sort_min to large_tile keys of 4 or 8 bytes: the bin
+  /// sort (onesweep/bin_sort_agent.cuh: the keys counted into 4096 bins of
+  /// their span, then ranked within their bin by comparison), one step where
+  /// the block routes take a pass a digit. 256 threads x 16 keys up to
+  /// mid_tile, 512 x 16 above. A row with a crowded bin (runs of equal keys)
+  /// goes on to the block route of its length. onesweep_tuning's bin_sort_min
+  /// (RADIX_CUDA_BIN_SORT_MIN) moves the lower end; bin_sort = false
+  /// (RADIX_CUDA_BIN_SORT=0) turns it off.
+  static constexpr int bin_mid_threads = 256, bin_large_threads = 512;
+  static constexpr bool bin_sort_keys(std::size_t key_bytes) { return key_bytes >= 4; }
   /// Longer segments, when there are at least as many as SMs (or with
   /// offsets, up to n / SMs each): one block each, sorting in global memory
   /// tile by tile (block_lsd_agent). 512 x 8: two blocks an SM for 8-byte

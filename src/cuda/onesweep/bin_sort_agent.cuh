@@ -1,0 +1,257 @@
+// Up to a few thousand keys of wide range (segments of a batch): one block
+// sorts them in one step instead of a pass a digit. The keys are counted into
+// 4096 bins of their span (the key minus the block's smallest, shifted so that
+// the largest lands in the last bin), with 8-bit counters; a key's place is
+// its bin's start plus the number of keys of its bin that order before it,
+// found by comparing it with them (a bin holds one or two keys on average).
+// Equal keys keep their input order (the comparison breaks ties by origin),
+// so the sort is stable for every key type, pairs and argsort.
+//
+// A block's story:
+//   stage    every key and value into shared memory in input order; the
+//            ordered keys' smallest and largest (the span)
+//   count    each key bumps its bin's counter (the old count is its arrival)
+//   scan     the counters become each bin's start
+//   place    the ordered keys and their origins at bin start + arrival
+//   finish   each key compares itself with its bin's keys, and it (with its
+//            value) goes to bin start + the number before it
+// Where some bin holds more than most_in_bin keys (runs of equal keys, a
+// skewed span) the comparisons would cost too much: process() returns false
+// having written nothing, and the caller sorts that input another way.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "../common/common.cuh"
+#include "block_sort_agent.cuh"  // block_sort_io
+#include "radix/core/ordered_bits.hpp"
+
+namespace radix::cuda_detail {
+
+template <class U, class V, int Threads, int Capacity>
+struct bin_sort_agent {
+  static constexpr bool has_values = !std::is_same_v<V, no_value>;
+  static constexpr int items = Capacity / Threads;  ///< keys a thread stages and counts
+  static_assert(items * Threads == Capacity && Threads % 32 == 0, "whole rounds of the block");
+  /// 4096 bins: a bin per key or two at the sizes this serves, and a counter
+  /// table (4 KiB) whose clearing and scan cost little against the keys.
+  static constexpr int bin_bits = 12, bins = 1 << bin_bits;
+  static constexpr int words = bins / 4;  ///< 8-bit counters, four a word
+  static constexpr int words_per_thread = words / Threads;
+  static_assert(words_per_thread >= 1 && words_per_thread * Threads == words, "each thread scans whole words");
+  /// A key compares itself with every key of its bin: more than this many in
+  /// one bin and the input goes to the caller's other sort. Keys spread
+  /// evenly over the span, two a bin on average, crowd one with a
+  /// probability of about 2 x 10^-6 a block (Poisson).
+  static constexpr unsigned most_in_bin = 16;
+  static_assert(Capacity < 65536, "16-bit origins and bin starts");
+  static constexpr int warps = Threads / 32;
+
+  /// Shared memory: [counters | bin starts | placed ordered keys | their
+  /// origins | input keys | input values], each on a 16-byte boundary.
+  struct layout {
+    static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
+    static constexpr std::size_t counters = 0;
+    static constexpr std::size_t starts = counters + align16(words * 4);
+    static constexpr std::size_t placed = starts + align16(words * 2);
+    static constexpr std::size_t origins = placed + align16(sizeof(U) * Capacity);
+    static constexpr std::size_t keys = origins + align16(2 * Capacity);
+    static constexpr std::size_t values = keys + align16(sizeof(U) * Capacity);
+    static constexpr std::size_t total = values + (has_values ? align16(sizeof(V) * Capacity) : 0);
+  };
+  static constexpr std::size_t smem_bytes = layout::total;
+
+  /// The block's reductions and flags (static shared memory).
+  struct storage {
+    U lo[warps], hi[warps];
+    unsigned sums[warps];
+  };
+
+  core::ordered_codec<U> codec;
+  U range_mask;
+  unsigned char* smem;
+  storage& s;
+
+  __device__ __forceinline__ unsigned* counters() const { return reinterpret_cast<unsigned*>(smem + layout::counters); }
+  __device__ __forceinline__ std::uint16_t* starts() const { return reinterpret_cast<std::uint16_t*>(smem + layout::starts); }
+  __device__ __forceinline__ U* placed() const { return reinterpret_cast<U*>(smem + layout::placed); }
+  __device__ __forceinline__ std::uint16_t* origins() const { return reinterpret_cast<std::uint16_t*>(smem + layout::origins); }
+  __device__ __forceinline__ U* keys() const { return reinterpret_cast<U*>(smem + layout::keys); }
+  __device__ __forceinline__ V* values() const { return reinterpret_cast<V*>(smem + layout::values); }
+
+  /// The sum of a word's four 8-bit counters.
+  __device__ __forceinline__ static unsigned byte_sum(unsigned x) {
+    x = (x & 0x00FF00FFu) + ((x >> 8) & 0x00FF00FFu);
+    return (x + (x >> 16)) & 0xFFFFu;
+  }
+
+  /// A bin's start and its number of keys, from the scanned starts and the counters.
+  __device__ __forceinline__ void bin_range(unsigned bin, unsigned& start, unsigned& count) const {
+    const unsigned shift = (bin & 3u) * 8u, word = counters()[bin >> 2];
+    start = starts()[bin >> 2] + byte_sum(word & ((1u << shift) - 1u));
+    count = (word >> shift) & 255u;
+  }
+
+  /// Sorts io's n keys (n <= Capacity) and returns true, or returns false
+  /// having written nothing where some bin is too full. Every thread of the
+  /// block calls it and gets the same answer; the caller syncs the block
+  /// before the shared memory is used again.
+  __device__ bool process(const block_sort_io<U, V>& io) {
+    const int n = io.n, tid = int(threadIdx.x);
+    U ordered[items];
+    U lo, hi;
+    stage(io, n, tid, ordered, lo, hi);
+    if (lo == hi) {  // one key, repeated (or n < 2): the input order is the sorted one
+      write_in_input_order(io, n, tid);
+      return true;
+    }
+    // the span's leading bit is the top bin's
+    const int width = 64 - __clzll((unsigned long long)(U(hi - lo)));
+    const int shift = width > bin_bits ? width - bin_bits : 0;
+    unsigned arrival[(items + 3) / 4];
+    if (__syncthreads_or(!count(n, tid, ordered, lo, shift, arrival))) return false;
+    scan_counters(tid);
+    place(n, tid, ordered, lo, shift, arrival);
+    __syncthreads();
+    finish(io, n, tid, lo, shift);
+    return true;
+  }
+
+  /// Keys and values into shared memory in input order; the ordered keys
+  /// into registers; the counters cleared; the span found.
+  __device__ __forceinline__ void stage(const block_sort_io<U, V>& io, int n, int tid, U (&ordered)[items], U& lo,
+                                        U& hi) const {
+    lo = U(~U(0));
+    hi = U(0);
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const int i = tid + j * Threads;
+      if (i < n) {
+        const U k = io.kin[i];
+        keys()[i] = k;
+        ordered[j] = U(codec(k) & range_mask);
+        lo = ordered[j] < lo ? ordered[j] : lo;
+        hi = ordered[j] > hi ? ordered[j] : hi;
+      }
+    }
+    if constexpr (has_values)
+      if (io.vin)
+#pragma unroll
+        for (int j = 0; j < items; ++j) {
+          const int i = tid + j * Threads;
+          if (i < n) values()[i] = io.vin[i];
+        }
+    for (int w = tid; w < words; w += Threads) counters()[w] = 0u;
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      const U l = shuffle_xor(lo, o), h = shuffle_xor(hi, o);
+      lo = l < lo ? l : lo;
+      hi = h > hi ? h : hi;
+    }
+    if ((tid & 31) == 0) s.lo[tid / 32] = lo, s.hi[tid / 32] = hi;
+    __syncthreads();
+#pragma unroll
+    for (int w = 0; w < warps; ++w) {
+      lo = s.lo[w] < lo ? s.lo[w] : lo;
+      hi = s.hi[w] > hi ? s.hi[w] : hi;
+    }
+  }
+
+  __device__ __forceinline__ static U shuffle_xor(U x, int o) {
+    if constexpr (sizeof(U) == 8) return U(__shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)x, o));
+    else return U(__shfl_xor_sync(0xFFFFFFFFu, unsigned(x), o));
+  }
+
+  __device__ __forceinline__ static unsigned bin_of(U ordered, U lo, int shift) { return unsigned(U(ordered - lo) >> shift); }
+
+  /// Each key's counter bumped; its old value (the key's arrival in its bin)
+  /// kept, four to a register. False where this thread saw a bin too full.
+  __device__ __forceinline__ bool count(int n, int tid, const U (&ordered)[items], U lo, int shift,
+                                        unsigned (&arrival)[(items + 3) / 4]) const {
+    bool fits = true;
+#pragma unroll
+    for (int q = 0; q < (items + 3) / 4; ++q) arrival[q] = 0u;
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      if (tid + j * Threads < n) {
+        const unsigned bin = bin_of(ordered[j], lo, shift), shift8 = (bin & 3u) * 8u;
+        const unsigned before = (atomicAdd(&counters()[bin >> 2], 1u << shift8) >> shift8) & 255u;
+        fits &= before < most_in_bin;
+        arrival[j / 4] |= (before & 255u) << ((j % 4) * 8);
+      }
+    }
+    return fits;
+  }
+
+  /// Exclusive scan of the counters: each word's start (its bins' starts
+  /// follow from the word's own counters). Ends with a block barrier.
+  __device__ __forceinline__ void scan_counters(int tid) const {
+    unsigned sums[words_per_thread], total = 0;
+#pragma unroll
+    for (int q = 0; q < words_per_thread; ++q) {
+      const unsigned c = byte_sum(counters()[tid * words_per_thread + q]);
+      sums[q] = total;
+      total += c;
+    }
+    const int lane = tid & 31, warp = tid / 32;
+    unsigned inclusive = total;
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+      const unsigned y = __shfl_up_sync(0xFFFFFFFFu, inclusive, o);
+      if (lane >= o) inclusive += y;
+    }
+    if (lane == 31) s.sums[warp] = inclusive;
+    __syncthreads();
+    unsigned base = inclusive - total;
+#pragma unroll
+    for (int w = 0; w < warps; ++w) base += w < warp ? s.sums[w] : 0u;
+#pragma unroll
+    for (int q = 0; q < words_per_thread; ++q) starts()[tid * words_per_thread + q] = std::uint16_t(base + sums[q]);
+    __syncthreads();
+  }
+
+  /// The ordered keys and their origins at their bins, in arrival order.
+  __device__ __forceinline__ void place(int n, int tid, const U (&ordered)[items], U lo, int shift,
+                                        const unsigned (&arrival)[(items + 3) / 4]) const {
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const int i = tid + j * Threads;
+      if (i < n) {
+        unsigned start, unused;
+        bin_range(bin_of(ordered[j], lo, shift), start, unused);
+        const unsigned at = start + ((arrival[j / 4] >> ((j % 4) * 8)) & 255u);
+        placed()[at] = ordered[j];
+        origins()[at] = std::uint16_t(i);
+      }
+    }
+  }
+
+  /// Each placed key's place among its bin's keys (those ordering before
+  /// it, ties by origin), and out it goes with its value.
+  __device__ __forceinline__ void finish(const block_sort_io<U, V>& io, int n, int tid, U lo, int shift) const {
+    for (int at = tid; at < n; at += Threads) {
+      const U mine = placed()[at];
+      const unsigned origin = origins()[at];
+      unsigned start, count;
+      bin_range(bin_of(mine, lo, shift), start, count);
+      unsigned before = 0;
+      for (unsigned q = start; q < start + count; ++q) {
+        const U other = placed()[q];
+        before += (other < mine) | ((other == mine) & (origins()[q] < origin));
+      }
+      const unsigned to = start + before;
+      if (io.kout) io.kout[to] = keys()[origin];
+      if constexpr (has_values) io.put_value(to, io.vin ? values()[origin] : index_value<V>(origin));
+    }
+  }
+
+  /// Every key equal: the input as it was (argsort: the identity).
+  __device__ __forceinline__ void write_in_input_order(const block_sort_io<U, V>& io, int n, int tid) const {
+    for (int i = tid; i < n; i += Threads) {
+      if (io.kout) io.kout[i] = keys()[i];
+      if constexpr (has_values) io.put_value(i, io.vin ? values()[i] : index_value<V>(i));
+    }
+  }
+};
+
+}  // namespace radix::cuda_detail
