@@ -271,9 +271,9 @@ TEST_CASE(segments_block_routes, true) {
 }
 
 /// The bin route (uniform rows of 4- and 8-byte keys from
-/// onesweep_tuning::bin_sort_min to 8192 keys): both of its shapes and either
-/// side of their switch; random keys; few unique ones (crowded bins: the
-/// rows go on to the block route); all keys equal; keys of a narrow span
+/// onesweep_tuning::bin_sort_min to 16384 keys): each of its shapes and either
+/// side of their switches; random keys; few unique ones (crowded bins: the
+/// rows go on to a block route or the long one); all keys equal; keys of a narrow span
 /// (many equal keys within a bin: ties by origin) and floats of both zeros
 /// and NaNs; descending, a bit range, argsort with and without sorted keys;
 /// and with the route lowered to short rows, and off.
@@ -304,6 +304,12 @@ TEST_CASE(segments_bin_route, true) {
                                        "f64/u16 rows of 3000 descending" + w);
     check_batch<std::int32_t, std::uint8_t>(std::vector<std::uint64_t>(30, 700), true, {}, 83, "i32/u8 rows of 700" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(40, 40), true, desc, 85, "u32 rows of 40 descending" + w);
+    check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(60, 1024), true, desc, 86,
+                                      "f32/u64 rows of 1024 descending" + w);
+    // the largest shape: argsort and keys alone (pairs with these values need more shared memory than a block has)
+    check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(5, 16384), true, {}, 88, "f32/u64 rows of 16384" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(4, 12000), true, desc, 87,
+                               "u32 rows of 12000, few unique (the long route after)" + w);
   }
   t = saved;
 }

@@ -1,9 +1,10 @@
 // Up to a few thousand keys of wide range (segments of a batch): one block
 // sorts them in one step instead of a pass a digit. The keys are counted into
-// 4096 bins of their span (the key minus the block's smallest, shifted so that
-// the largest lands in the last bin), with 8-bit counters; a key's place is
-// its bin's start plus the number of keys of its bin that order before it,
-// found by comparing it with them (a bin holds one or two keys on average).
+// 2^BinBits bins of their span (the key minus the block's smallest, shifted
+// so that the largest lands in the last bin), with 8-bit counters; a key's
+// place is its bin's start plus the number of keys of its bin that order
+// before it, found by comparing it with them (a bin holds one or two keys on
+// average).
 // Equal keys keep their input order (the comparison breaks ties by origin),
 // so the sort is stable for every key type, pairs and argsort.
 //
@@ -28,14 +29,15 @@
 
 namespace radix::cuda_detail {
 
-template <class U, class V, int Threads, int Capacity>
+template <class U, class V, int Threads, int Capacity, int BinBits>
 struct bin_sort_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int items = Capacity / Threads;  ///< keys a thread stages and counts
   static_assert(items * Threads == Capacity && Threads % 32 == 0, "whole rounds of the block");
-  /// 4096 bins: a bin per key or two at the sizes this serves, and a counter
-  /// table (4 KiB) whose clearing and scan cost little against the keys.
-  static constexpr int bin_bits = 12, bins = 1 << bin_bits;
+  /// A bin per key or two (segment_tiers picks BinBits by capacity): few
+  /// comparisons, and a counter table whose clearing and scan cost little
+  /// against the keys.
+  static constexpr int bin_bits = BinBits, bins = 1 << bin_bits;
   static constexpr int words = bins / 4;  ///< 8-bit counters, four a word
   static constexpr int words_per_thread = words / Threads;
   static_assert(words_per_thread >= 1 && words_per_thread * Threads == words, "each thread scans whole words");
@@ -48,7 +50,7 @@ struct bin_sort_agent {
   static constexpr int warps = Threads / 32;
 
   /// Shared memory: [counters | bin starts | placed ordered keys | their
-  /// origins | input keys | input values], each on a 16-byte boundary.
+  /// origins | input keys | input values (pairs only)], each on a 16-byte boundary.
   struct layout {
     static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
     static constexpr std::size_t counters = 0;
@@ -57,9 +59,11 @@ struct bin_sort_agent {
     static constexpr std::size_t origins = placed + align16(sizeof(U) * Capacity);
     static constexpr std::size_t keys = origins + align16(2 * Capacity);
     static constexpr std::size_t values = keys + align16(sizeof(U) * Capacity);
-    static constexpr std::size_t total = values + (has_values ? align16(sizeof(V) * Capacity) : 0);
   };
-  static constexpr std::size_t smem_bytes = layout::total;
+  /// Dynamic shared memory a block needs: input values only where it sorts pairs.
+  static constexpr std::size_t smem_bytes(bool pairs) {
+    return layout::values + (has_values && pairs ? layout::align16(sizeof(V) * Capacity) : 0);
+  }
 
   /// The block's reductions and flags (static shared memory).
   struct storage {

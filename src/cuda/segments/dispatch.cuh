@@ -48,16 +48,27 @@ unsigned warp_capacity(sort_mode mode, const onesweep_tuning& t) {
   return cap > segment_tiers::tiny ? cap : 0;
 }
 
+/// The bin route's shape for rows of L keys (segment_tiers::bin_longest):
+/// calls f with the agent's (threads, capacity, bin bits) as template arguments.
+template <class F>
+decltype(auto) with_bin_shape(std::uint64_t L, F&& f) {
+  if (L <= 1024) return f.template operator()<256, 1024, 10>();
+  if (L <= 4096) return f.template operator()<256, 4096, 12>();
+  if (L <= 8192) return f.template operator()<512, 8192, 12>();
+  return f.template operator()<512, 16384, 13>();
+}
+
 /// Whether uniform rows of L keys take the bin route (launch_bin_route).
 template <class U, class V>
-bool use_bin_route(std::uint64_t L, const onesweep_tuning& t) {
+bool use_bin_route(sort_mode mode, std::uint64_t L, const onesweep_tuning& t) {
   using T = segment_tiers;
   if constexpr (!T::bin_sort_keys(sizeof(U))) {
     return false;
   } else {
-    if (!t.bin_sort || L < std::max<std::uint64_t>(t.bin_sort_min, 2) || L > T::large_tile) return false;
-    const std::size_t bytes = L <= T::mid_tile ? bin_sort_agent<U, V, T::bin_mid_threads, T::mid_tile>::smem_bytes
-                                               : bin_sort_agent<U, V, T::bin_large_threads, T::large_tile>::smem_bytes;
+    if (!t.bin_sort || L < std::max<std::uint64_t>(t.bin_sort_min, 2) || L > T::bin_longest) return false;
+    const std::size_t bytes = with_bin_shape(L, [&]<int Threads, int Capacity, int BinBits>() {
+      return bin_sort_agent<U, V, Threads, Capacity, BinBits>::smem_bytes(mode == sort_mode::pairs);
+    });
     return bytes <= current_device_limits().shared_optin;
   }
 }
@@ -80,7 +91,8 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
     w.longer = w.layout.add("long segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
     w.huge = w.layout.add("huge segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
   }
-  if (uniform && use_bin_route<U, V>(segs.length, t)) w.crowded = w.layout.add("crowded rows", count * 4);
+  if (uniform && use_bin_route<U, V>(mode, segs.length, t))
+    w.crowded = w.layout.add("crowded rows", count * (segs.length > T::large_tile ? sizeof(segment_range) : 4));
   const bool long_route = uniform ? segs.length > T::large_tile : n > T::large_tile;
   if (!long_route) return w;
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
@@ -122,6 +134,32 @@ unsigned resident_blocks() {
   return pr.grid;
 }
 
+/// resident_blocks for a kernel launched with either of two shared-memory
+/// sizes (Least, or Most where the device holds it): the limit is raised
+/// once to the larger, and the grid follows the size of the launch.
+template <auto Kernel, int Threads, std::size_t Least, std::size_t Most>
+unsigned resident_blocks_at(std::size_t smem) {
+  struct prepared {
+    cudaError_t status = cudaSuccess;
+    unsigned least = 0, most = 0;
+  };
+  static per_device<prepared> known;
+  const prepared& pr = known.get([] {
+    prepared r;
+    const bool most_fits = Most <= current_device_limits().shared_optin;
+    r.status = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most_fits ? Most : Least));
+    int least = 0, most = 0;
+    if (r.status == cudaSuccess) r.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&least, Kernel, Threads, Least);
+    if (r.status == cudaSuccess && most_fits)
+      r.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, Kernel, Threads, Most);
+    r.least = unsigned(std::max(1, least)) * sm_count();
+    r.most = unsigned(std::max(1, most)) * sm_count();
+    return r;
+  });
+  if (pr.status != cudaSuccess) throw_cuda(pr.status, "cudaFuncSetAttribute / occupancy of a segmented-sort kernel", __FILE__, __LINE__);
+  return smem > Least ? pr.most : pr.least;
+}
+
 inline void need_shared(std::size_t bytes, const char* what) {
   if (bytes > current_device_limits().shared_optin)
     throw engine_unavailable(std::string("radix: the segmented sort's ") + what + " needs " + std::to_string(bytes) +
@@ -160,34 +198,6 @@ void launch_block_route(const onesweep_params<U, V>& p, const pass_list& passes,
   RADIX_CUDA_CHECK_LAUNCH("radix block_segments_kernel");
 }
 
-/// Uniform rows of the bin route (use_bin_route): the bin sort over every
-/// row, then the block route of their length over the rows it left (a
-/// crowded bin), whose number only the device knows.
-template <class U, class V>
-void launch_bin_route(const onesweep_params<U, V>& p, const pass_list& passes, const segment_reader& r,
-                      std::uint64_t L, std::uint32_t* crowded, unsigned* counts, const onesweep_tuning& t,
-                      cudaStream_t s) {
-  using T = segment_tiers;
-  const auto bin_sort = [&]<int Threads, int Capacity>() {
-    constexpr auto kernel = bin_sort_segments_kernel<U, V, Threads, Capacity>;
-    constexpr std::size_t smem = bin_sort_agent<U, V, Threads, Capacity>::smem_bytes;
-    const unsigned grid = unsigned(std::min<std::uint64_t>(r.count, resident_blocks<kernel, Threads, smem>()));
-    kernel<<<grid, Threads, smem, s>>>(p, r, crowded, counts + crowded_count);
-    RADIX_CUDA_CHECK_LAUNCH("radix bin_sort_segments_kernel");
-  };
-  if (L <= T::mid_tile) bin_sort.template operator()<T::bin_mid_threads, T::mid_tile>();
-  else bin_sort.template operator()<T::bin_large_threads, T::large_tile>();
-  const unsigned* left = counts + crowded_count;
-  if (L <= T::small_tile)
-    launch_block_route<U, V, T::small_threads, T::small_items>(p, passes, r, crowded, left, r.count, false, t, s);
-  else if (L <= T::mid_tile)
-    launch_block_route<U, V, T::mid_threads, T::mid_items>(p, passes, r, crowded, left, r.count, L >= T::mid_sort_min,
-                                                           t, s);
-  else
-    launch_block_route<U, V, T::large_threads, T::large_items>(p, passes, r, crowded, left, r.count,
-                                                               L >= T::large_sort_min, t, s);
-}
-
 /// The long route over a list of bounds (or every segment), with the
 /// alternates of the workspace.
 template <class U, class V>
@@ -213,6 +223,39 @@ void launch_long_route(const segment_params<U, V>& p, const pass_list& passes, c
     launch.template operator()<1>();
   }
   RADIX_CUDA_CHECK_LAUNCH("radix lsd_segments_kernel");
+}
+
+/// Uniform rows of the bin route (use_bin_route): the bin sort over every
+/// row, then the route of their length over the rows it left (a crowded
+/// bin), whose number only the device knows.
+template <class U, class V>
+void launch_bin_route(const onesweep_params<U, V>& p, const segment_params<U, V>& sp, const pass_list& passes,
+                      const segment_reader& r, std::uint64_t L, void* crowded, unsigned* counts, U* key_alt0,
+                      U* key_alt1, V* value_alt, const onesweep_tuning& t, cudaStream_t s) {
+  using T = segment_tiers;
+  const bool ranges = L > T::large_tile;  // the long route takes the rows left
+  auto* ids = ranges ? nullptr : static_cast<std::uint32_t*>(crowded);
+  auto* bounds = ranges ? static_cast<segment_range*>(crowded) : nullptr;
+  with_bin_shape(L, [&]<int Threads, int Capacity, int BinBits>() {
+    constexpr auto kernel = bin_sort_segments_kernel<U, V, Threads, Capacity, BinBits>;
+    using agent = bin_sort_agent<U, V, Threads, Capacity, BinBits>;
+    const std::size_t smem = agent::smem_bytes(p.mode == sort_mode::pairs);
+    const unsigned resident =
+        resident_blocks_at<kernel, Threads, agent::smem_bytes(false), agent::smem_bytes(true)>(smem);
+    const unsigned grid = unsigned(std::min<std::uint64_t>(r.count, resident));
+    kernel<<<grid, Threads, smem, s>>>(p, r, ids, bounds, counts + crowded_count);
+    RADIX_CUDA_CHECK_LAUNCH("radix bin_sort_segments_kernel");
+  });
+  const unsigned* left = counts + crowded_count;
+  if (L <= T::small_tile)
+    launch_block_route<U, V, T::small_threads, T::small_items>(p, passes, r, ids, left, r.count, false, t, s);
+  else if (L <= T::mid_tile)
+    launch_block_route<U, V, T::mid_threads, T::mid_items>(p, passes, r, ids, left, r.count, L >= T::mid_sort_min, t, s);
+  else if (L <= T::large_tile)
+    launch_block_route<U, V, T::large_threads, T::large_items>(p, passes, r, ids, left, r.count,
+                                                               L >= T::large_sort_min, t, s);
+  else
+    launch_long_route<U, V>(sp, passes, r, bounds, left, counts + long_ticket, key_alt0, key_alt1, value_alt, r.count, s);
 }
 
 /// The warp route over a list (or every segment): warps of one block share
@@ -364,7 +407,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
       const std::uint64_t L = segs.length;
       if (L <= T::tiny) return launch_tiny_uniform<U, V>(sp, r, L, s);
       if (w.crowded >= 0)
-        return launch_bin_route<U, V>(op, passes, r, L, reinterpret_cast<std::uint32_t*>(at[w.crowded]), counts, t, s);
+        return launch_bin_route<U, V>(op, sp, passes, r, L, at[w.crowded], counts, key_alt0, key_alt1, value_alt, t, s);
       if (L <= warp_cap)  // slices as long as the rows (whole rounds of 32), not the route's longest
         return launch_warp_route<U, V>(sp, passes, r, nullptr, nullptr, unsigned((L + 31) / 32 * 32), r.count, s);
       if (L <= T::small_tile)

@@ -313,16 +313,18 @@ __global__ void __launch_bounds__(Threads, block_sort_agent<U, V>::max_threads /
   }
 }
 
-/// Uniform rows of a few thousand keys (segment_tiers::bin_sort_min and up):
+/// Uniform rows of a few thousand keys (onesweep_tuning::bin_sort_min and up):
 /// each block sorts one row at a time by counting its keys into bins of
 /// their span (bin_sort_agent: one step instead of a pass a digit). A row
-/// with a crowded bin is left as it was and its id appended to `crowded`,
-/// which a block route sorts after.
-template <class U, class V, int Threads, int Capacity>
+/// with a crowded bin is left as it was and appended to the list of rows for
+/// another route: its id to `crowded`, or where that is null (rows the long
+/// route takes) its bounds to `crowded_ranges`.
+template <class U, class V, int Threads, int Capacity, int BinBits>
 __global__ void __launch_bounds__(Threads) bin_sort_segments_kernel(const onesweep_params<U, V> base,
                                                                     const segment_reader r, std::uint32_t* crowded,
+                                                                    segment_range* crowded_ranges,
                                                                     unsigned* crowded_count) {
-  using agent = bin_sort_agent<U, V, Threads, Capacity>;
+  using agent = bin_sort_agent<U, V, Threads, Capacity, BinBits>;
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ typename agent::storage st;
   for (std::uint64_t i = blockIdx.x; i < r.count; i += gridDim.x) {
@@ -333,8 +335,11 @@ __global__ void __launch_bounds__(Threads) bin_sort_segments_kernel(const oneswe
     if constexpr (!std::is_same_v<V, no_value>) p.values = base.values + b;
     p.n = len;
     __syncthreads();  // the previous row is done with the shared memory
-    if (!agent{p.codec, p.range_mask, smem, st}.process(block_sort_io<U, V>::whole(p)) && threadIdx.x == 0)
-      crowded[atomicAdd(crowded_count, 1u)] = std::uint32_t(i);
+    if (!agent{p.codec, p.range_mask, smem, st}.process(block_sort_io<U, V>::whole(p)) && threadIdx.x == 0) {
+      const unsigned at = atomicAdd(crowded_count, 1u);
+      if (crowded) crowded[at] = std::uint32_t(i);
+      else crowded_ranges[at] = segment_range{b, b + len};
+    }
   }
 }
 

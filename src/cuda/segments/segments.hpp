@@ -6,9 +6,9 @@
 //   <= segment_tiers::tiny        : a group of lanes of one warp, in registers
 //                                   (rank = keys before it, by comparison)
 //   uniform rows of 4- and 8-byte keys from onesweep_tuning::bin_sort_min
-//   to segment_tiers::large_tile  : the bin sort, one block a row in shared
+//   to segment_tiers::bin_longest : the bin sort, one block a row in shared
 //                                   memory (a row with a crowded bin: the
-//                                   block route of its length, after)
+//                                   route of its length, after)
 //   <= segment_tiers::small_tile  : one block of the small shape, in shared memory
 //   <= segment_tiers::mid_tile    : one block of the mid shape, in shared memory
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
@@ -67,15 +67,16 @@ struct segment_tiers {
   /// thread a pass cost the same for few keys as for many.
   static constexpr std::uint64_t mid_sort_min = std::uint64_t(mid_threads) * 12 + 1;
   static constexpr std::uint64_t large_sort_min = std::uint64_t(large_threads) * 12 + 1;
-  /// Uniform rows of bin_sort_min to large_tile keys of 4 or 8 bytes: the bin
-  /// sort (onesweep/bin_sort_agent.cuh: the keys counted into 4096 bins of
-  /// their span, then ranked within their bin by comparison), one step where
-  /// the block routes take a pass a digit. 256 threads x 16 keys up to
-  /// mid_tile, 512 x 16 above. A row with a crowded bin (runs of equal keys)
-  /// goes on to the block route of its length. onesweep_tuning's bin_sort_min
-  /// (RADIX_CUDA_BIN_SORT_MIN) moves the lower end; bin_sort = false
-  /// (RADIX_CUDA_BIN_SORT=0) turns it off.
-  static constexpr int bin_mid_threads = 256, bin_large_threads = 512;
+  /// Uniform rows of 4- or 8-byte keys from onesweep_tuning::bin_sort_min
+  /// (RADIX_CUDA_BIN_SORT_MIN; bin_sort = false, RADIX_CUDA_BIN_SORT=0: none)
+  /// to bin_longest keys: the bin sort (onesweep/bin_sort_agent.cuh: the keys
+  /// counted into bins of their span, then ranked within their bin by
+  /// comparison), one step where the other routes take a pass a digit. A row
+  /// with a crowded bin (runs of equal keys) goes on to the route of its
+  /// length. Shapes (threads x keys, bins) by length: up to 1024, 256 x 4 and
+  /// 1024 bins; up to 4096, 256 x 16 and 4096; up to 8192, 512 x 16 and 4096;
+  /// up to 16384, 512 x 32 and 8192 (where a block's shared memory holds it).
+  static constexpr std::uint64_t bin_longest = 16384;
   static constexpr bool bin_sort_keys(std::size_t key_bytes) { return key_bytes >= 4; }
   /// Longer segments, when there are at least as many as SMs (or with
   /// offsets, up to n / SMs each): one block each, sorting in global memory
