@@ -21,7 +21,7 @@ struct segmented_workspace {
   core::workspace_layout layout{device_alignment};
   int counts = -1, warp = -1, block[block_lists] = {-1, -1, -1, -1, -1}, longer = -1, huge = -1;
   int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
-  int crowded = -1;  ///< uniform rows of the bin route: the ids of those it left to a block route
+  int crowded = -1;  ///< uniform rows of the bin route: those it left (ids for a block route, bounds for the long one)
 };
 
 /// SMs of the current device (the long and huge routes' split).
