@@ -65,7 +65,7 @@ struct bin_sort_agent {
     return layout::values + (has_values && pairs ? layout::align16(sizeof(V) * Capacity) : 0);
   }
 
-  /// The block's reductions and flags (static shared memory).
+  /// The block's reductions (static shared memory).
   struct storage {
     U lo[warps], hi[warps];
     unsigned sums[warps];
@@ -105,7 +105,7 @@ struct bin_sort_agent {
     U ordered[items];
     U lo, hi;
     stage(io, n, tid, ordered, lo, hi);
-    if (lo == hi) {  // one key, repeated (or n < 2): the input order is the sorted one
+    if (lo == hi) {  // one key, maybe repeated: the input order is the sorted one
       write_in_input_order(io, n, tid);
       return true;
     }
