@@ -71,6 +71,8 @@ onesweep_tuning& tuning_override() {
     const char* bin = core::env::get("RADIX_CUDA_BIN_SORT");
     d.bin_sort = !(bin && bin[0] == '0');
     if (const char* b = core::env::get("RADIX_CUDA_BIN_SORT_MIN")) d.bin_sort_min = std::uint32_t(std::strtoul(b, nullptr, 10));
+    const char* split = core::env::get("RADIX_CUDA_SPLIT_ROWS");
+    d.split_rows = !(split && split[0] == '0');
     return d;
   }();
   return t;
@@ -409,7 +411,7 @@ segmented_job<U, V> segmented_job_for(const core::sort_plan& p, const sort_reque
 std::size_t segmented_request_workspace(const sort_request& r) {
   const core::sort_plan p = segmented_plan(r);
   return core::with_types(p, [&]<class U, class V>() -> std::size_t {
-    if (segmented_narrows_indices(p, r))
+    if (segmented_narrows_indices(p, r) && !segmented_splits_rows<U, V>(mode_of(p), r.segs, tuning_override()))
       return segmented_workspace_bytes<U, std::uint32_t>(mode_of(p), p.n, r.segs, tuning_override()) +
              device_alignment + p.n * 4;
     return segmented_workspace_bytes<U, V>(mode_of(p), p.n, r.segs, tuning_override());
@@ -419,7 +421,7 @@ std::size_t segmented_request_workspace(const sort_request& r) {
 void segmented_request_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t s) {
   const core::sort_plan p = segmented_plan(r);
   core::with_types(p, [&]<class U, class V>() {
-    if (segmented_narrows_indices(p, r)) {
+    if (segmented_narrows_indices(p, r) && !segmented_splits_rows<U, V>(mode_of(p), r.segs, tuning_override())) {
       // [4-byte positions | the segmented sort's workspace]
       const std::size_t idx_bytes = (p.n * 4 + device_alignment - 1) / device_alignment * device_alignment;
       auto* idx = static_cast<std::uint32_t*>(ws);

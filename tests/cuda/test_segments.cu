@@ -108,6 +108,29 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   }
 }
 
+/// Argsort of uniform rows into 8-byte positions, with the sorted keys, into
+/// poisoned buffers.
+template <class K>
+void check_wide_positions(std::uint64_t count, std::uint64_t len, options o, std::uint64_t seed,
+                          std::uint64_t keep = ~0ull) {
+  const std::uint64_t n = count * len;
+  const auto keys = random_bits<K>(n, seed, false, keep);
+  std::printf("  8-byte positions: uniform %llu x %llu seed=%llu\n", (unsigned long long)count, (unsigned long long)len,
+              (unsigned long long)seed);
+  std::vector<std::uint64_t> want(n);
+  radix::argsort_segments(std::span<const K>(keys), std::span<std::uint64_t>(want), segments::uniform(count, len),
+                          on(engine::cpu, o));
+  std::vector<K> sorted(n);
+  for (std::uint64_t i = 0; i < n; ++i) sorted[i] = keys[(i / len) * len + want[i]];
+  dvec<K> dk(keys), ds(std::vector<K>(n, K(0x5A)));
+  dvec<std::uint64_t> di(std::vector<std::uint64_t>(n, ~0ull));
+  argsort_with_sorted_keys<K>(dk.p, di.p, 8, ds.p, n, o, segments::uniform(count, len));
+  CHECK_MSG(same(di.down(), want), "8-byte positions, uniform %llu x %llu", (unsigned long long)count,
+            (unsigned long long)len);
+  CHECK_MSG(same(ds.down(), sorted), "sorted keys, uniform %llu x %llu", (unsigned long long)count,
+            (unsigned long long)len);
+}
+
 /// Lengths that cross every route: tiny (<= 32), the two block shapes
 /// (<= 1024, <= 8192), and above: one block in global memory, or Onesweep
 /// for those longer than n / SMs (the 300000 one), with empty segments between.
@@ -166,22 +189,8 @@ TEST_CASE(segments_uniform_routes, false) {
                                             "u64/u64 uniform 133 x 12345 descending");
   check_batch<std::uint8_t, std::uint32_t>(std::vector<std::uint64_t>(150, 8200), true, {}, 10, "u8 uniform 150 x 8200");
   // 8-byte positions of long uniform rows: sorted as 4-byte ones and widened
-  for (const auto& [count, len] : {std::pair<std::uint64_t, std::uint64_t>{140, 9000}, {3, 70000}}) {
-    const std::uint64_t n = count * len;
-    const auto keys = random_bits<float>(n, 50 + len);
-    std::vector<std::uint64_t> want(n);
-    radix::argsort_segments(std::span<const float>(keys), std::span<std::uint64_t>(want), segments::uniform(count, len),
-                            on(engine::cpu, desc));
-    std::vector<float> sorted(n);
-    for (std::uint64_t i = 0; i < n; ++i) sorted[i] = keys[(i / len) * len + want[i]];
-    dvec<float> dk(keys), ds(std::vector<float>(n, -1.0f));
-    dvec<std::uint64_t> di(std::vector<std::uint64_t>(n, ~0ull));
-    argsort_with_sorted_keys<float>(dk.p, di.p, 8, ds.p, n, desc, segments::uniform(count, len));
-    CHECK_MSG(same(di.down(), want), "8-byte positions, uniform %llu x %llu", (unsigned long long)count,
-              (unsigned long long)len);
-    CHECK_MSG(same(ds.down(), sorted), "sorted keys, uniform %llu x %llu", (unsigned long long)count,
-              (unsigned long long)len);
-  }
+  check_wide_positions<float>(140, 9000, desc, 50 + 9000);
+  check_wide_positions<float>(3, 70000, desc, 50 + 70000);
 }
 
 // Kernel attributes (shared-memory limits, occupancy) belong to a device: a
@@ -312,6 +321,51 @@ TEST_CASE(segments_bin_route, true) {
                                "u32 rows of 12000, few unique (the long route after)" + w);
   }
   t = saved;
+}
+
+/// The split route (uniform rows of 4- and 8-byte keys above 16384 keys, at
+/// least as many rows as SMs): rows either side of a tile boundary and of
+/// whole tiles; random keys (floats with NaNs of every payload, both zeros);
+/// few unique keys and all keys equal (rows left to the long route); a narrow
+/// range with runs of 32 equal keys (crowded buckets: the block sort); a
+/// bit range, descending; argsort into 4- and 8-byte positions with and
+/// without sorted keys; and with the route off.
+TEST_CASE(segments_split_route, false) {
+  auto& t = radix::cuda_detail::tuning_override();
+  const radix::cuda_detail::onesweep_tuning saved = t;
+  options desc;
+  desc.direction = order::descending;
+  options bits;
+  bits.begin_bit = 3;
+  bits.end_bit = 19;
+  const std::uint64_t rows = 140;  // at least as many as SMs (132 on an H100 or H200)
+  for (bool split : {true, false}) {
+    t.split_rows = split;
+    const std::string w = split ? " (split route)" : " (no split route)";
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(rows, 16385), true, {}, 131, "u32 rows of 16385" + w);
+    check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(rows, 40000), true, desc, 133,
+                                      "f32/u64 rows of 40000 descending" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(rows, 32768), true, {}, 135, "u32 rows of 32768, few unique" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(rows, 20000), true, desc, 137,
+                               "u32 rows of 20000, runs of ~40 equal keys" + w, 511);
+    check_batch<std::uint64_t, std::uint64_t>(std::vector<std::uint64_t>(rows, 17000), true, bits, 139,
+                                              "u64/u64 rows of 17000, bits [3, 19)" + w);
+    check_batch<double, std::uint32_t>(std::vector<std::uint64_t>(rows, 25000), true, {}, 140, "f64/u32 rows of 25000" + w);
+    check_batch<std::int32_t>(std::vector<std::uint64_t>(rows, 16500), true, desc, 142,
+                              "i32 rows of 16500 descending, all equal" + w, 0);
+    check_wide_positions<float>(rows, 262144 / 8, {}, 143);
+    check_wide_positions<std::uint64_t>(rows, 30000, desc, 145, 0xFFFFFFull);
+  }
+  t = saved;
+}
+
+/// The split route's kernels once, on small inputs (the compute-sanitizer
+/// set): crowded buckets (runs of 36 equal keys) and buckets of floats.
+TEST_CASE(segments_split_small, true) {
+  options desc;
+  desc.direction = order::descending;
+  check_batch<std::uint32_t>(std::vector<std::uint64_t>(140, 18000), true, {}, 151, "u32 rows of 18000, runs", 511);
+  check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(140, 16400), true, desc, 152, "f32/u64 rows of 16400");
 }
 
 TEST_CASE(segments_graph_capture, true) {

@@ -43,6 +43,9 @@ struct onesweep_tuning {
   /// sort (segment_tiers; RADIX_CUDA_BIN_SORT=0: never; RADIX_CUDA_BIN_SORT_MIN)
   bool bin_sort = true;
   std::uint32_t bin_sort_min = 513;
+  /// Segmented sort: longer uniform rows take the split route (segment_tiers;
+  /// RADIX_CUDA_SPLIT_ROWS=0: never, for A/B)
+  bool split_rows = true;
 };
 
 template <class U, class V>

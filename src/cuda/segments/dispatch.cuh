@@ -22,6 +22,9 @@ struct segmented_workspace {
   int counts = -1, warp = -1, block[block_lists] = {-1, -1, -1, -1, -1}, longer = -1, huge = -1;
   int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
   int crowded = -1;  ///< uniform rows of the bin route: those it left (ids for a block route, bounds for the long one)
+  /// The split route's rows, bucket tables, bucket bounds, look-back words,
+  /// crowded buckets and rows left to the long route.
+  int split_rows = -1, split_table = -1, split_offsets = -1, split_status = -1, split_crowded = -1, split_left = -1;
 };
 
 /// SMs of the current device (the long and huge routes' split).
@@ -73,6 +76,46 @@ bool use_bin_route(sort_mode mode, std::uint64_t L, const onesweep_tuning& t) {
   }
 }
 
+/// What travels with a key through the split route: the values (pairs),
+/// 4-byte positions in the row (argsort), or nothing.
+template <class V>
+using split_payload_t = std::conditional_t<std::is_same_v<V, no_value>, no_value, V>;
+
+/// Whether uniform rows take the split route (split_agent.cuh): 4- and 8-byte
+/// keys alone, with 4- or 8-byte values, or argsort into 4- or 8-byte
+/// positions; rows above the bin route's longest up to split_longest, at
+/// least as many as SMs (fewer: Onesweep a row); the kernels' shared memory
+/// on this device.
+template <class U, class V>
+bool use_split_route(sort_mode mode, const segments& segs, const onesweep_tuning& t) {
+  using T = segment_tiers;
+  constexpr bool wide_enough = sizeof(U) == 4 || sizeof(U) == 8;
+  constexpr bool keys_alone = std::is_same_v<V, no_value>;
+  constexpr bool word_values = std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>;
+  if constexpr (!wide_enough || !(keys_alone || word_values)) {
+    return false;
+  } else {
+    if (!t.split_rows || segs.layout != segment_layout::uniform) return false;
+    if (segs.length <= T::bin_longest || segs.length > T::split_longest || segs.count < sm_count()) return false;
+    if (keys_alone != (mode == sort_mode::keys)) return false;
+    const auto fits = [&]<class P>() {
+      using agent = split_agent<U, P, T::split_threads, T::split_items>;
+      using bins = bin_sort_agent<U, P, T::split_bucket_threads, int(T::split_bucket_keys), T::split_bucket_bin_bits>;
+      const std::size_t most = current_device_limits().shared_optin;
+      return sizeof(typename agent::storage) <= most && bins::smem_bytes(true) <= most &&
+             block_sort_agent<U, P>::smem_bytes(T::split_bucket_threads) <= most;
+    };
+    if constexpr (keys_alone) return fits.template operator()<no_value>();
+    else return mode == sort_mode::argsort ? fits.template operator()<std::uint32_t>() : fits.template operator()<V>();
+  }
+}
+
+template <class U, class V>
+bool segmented_splits_rows(sort_mode mode, const segments& segs, const onesweep_tuning& t) {
+  if constexpr (!onesweep_compiled<U, V>()) return false;
+  else return use_split_route<U, V>(mode, segs, t);
+}
+
 template <class U, class V>
 segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
   segmented_workspace w;
@@ -93,6 +136,16 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
   }
   if (uniform && use_bin_route<U, V>(mode, segs.length, t))
     w.crowded = w.layout.add("crowded rows", count * (segs.length > T::large_tile ? sizeof(segment_range) : 4));
+  if (use_split_route<U, V>(mode, segs, t)) {
+    const std::uint64_t L = segs.length, buckets = T::split_buckets_max(L);
+    const std::uint64_t tiles = count * ((L + T::split_tile - 1) / T::split_tile);
+    w.split_rows = w.layout.add("split rows", count * sizeof(split_row<U>));
+    w.split_table = w.layout.add("split bucket tables", count * T::split_row_bins);
+    w.split_offsets = w.layout.add("split bucket bounds", (count * (buckets + 1) + 1) * sizeof(std::uint64_t));
+    w.split_status = w.layout.add("split look-back", tiles * buckets * sizeof(unsigned));
+    w.split_crowded = w.layout.add("split crowded buckets", count * buckets * sizeof(std::uint32_t));
+    w.split_left = w.layout.add("split rows left", count * sizeof(segment_range));
+  }
   const bool long_route = uniform ? segs.length > T::large_tile : n > T::large_tile;
   if (!long_route) return w;
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
@@ -258,6 +311,87 @@ void launch_bin_route(const onesweep_params<U, V>& p, const segment_params<U, V>
     launch_long_route<U, V>(sp, passes, r, bounds, left, counts + long_ticket, key_alt0, key_alt1, value_alt, r.count, s);
 }
 
+/// Uniform rows of the split route (use_split_route): the survey, the MSD
+/// step into the alternates, the bin sort of each bucket into the caller's
+/// buffers, the block sort of the buckets it left, and the long route over
+/// the rows the survey left. No host synchronisation.
+template <class U, class V>
+void launch_split_route(const segmented_job<U, V>& job, const segment_params<U, V>& sp, const pass_list& passes,
+                        const segment_reader& r, const segmented_workspace& w, std::byte* const* at,
+                        unsigned* counts, U* key_alt0, U* key_alt1, V* value_alt, cudaStream_t s) {
+  using T = segment_tiers;
+  constexpr bool taken = std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t> ||
+                         std::is_same_v<V, std::uint64_t>;  // (use_split_route's value types)
+  if constexpr (taken) {
+    const std::uint64_t L = r.length, buckets = T::split_buckets_max(L);
+    const auto run = [&]<class P>(const P* values, P* alt, split_outputs<U, P> out) {
+      split_params<U, P> p;
+      p.keys = job.keys;
+      p.values = values;
+      p.key_alt = key_alt0;
+      p.value_alt = alt;
+      p.length = L;
+      p.rows = r.count;
+      p.tiles_per_row = std::uint32_t((L + T::split_tile - 1) / T::split_tile);
+      p.stride = unsigned(buckets + 1);
+      p.codec = job.codec;
+      p.range_mask = sp.range_mask;
+      p.row = reinterpret_cast<split_row<U>*>(at[w.split_rows]);
+      p.table = reinterpret_cast<std::uint32_t*>(at[w.split_table]);
+      p.offsets = reinterpret_cast<std::uint64_t*>(at[w.split_offsets]);
+      p.status = reinterpret_cast<unsigned*>(at[w.split_status]);
+      p.ticket = counts + split_ticket;
+      p.left = reinterpret_cast<segment_range*>(at[w.split_left]);
+      p.left_count = counts + split_left_count;
+      const std::uint64_t tiles = r.count * p.tiles_per_row;
+      RADIX_CUDA_CHECK(cudaMemsetAsync(p.status, 0, tiles * buckets * sizeof(unsigned), s));
+
+      constexpr auto survey = split_survey_kernel<U, P>;
+      const unsigned survey_grid =
+          unsigned(std::min<std::uint64_t>(r.count, resident_blocks<survey, T::split_survey_threads, 0>()));
+      survey<<<survey_grid, T::split_survey_threads, 0, s>>>(p);
+      RADIX_CUDA_CHECK_LAUNCH("radix split_survey_kernel");
+
+      constexpr auto split = split_kernel<U, P>;
+      constexpr std::size_t split_smem = sizeof(typename split_agent<U, P, T::split_threads, T::split_items>::storage);
+      resident_blocks<split, T::split_threads, split_smem>();  // (raises the kernel's shared-memory limit)
+      split<<<unsigned(tiles), T::split_threads, split_smem, s>>>(p);
+      RADIX_CUDA_CHECK_LAUNCH("radix split_kernel");
+
+      auto* crowded = reinterpret_cast<std::uint32_t*>(at[w.split_crowded]);
+      constexpr auto sort_buckets = split_buckets_kernel<U, P>;
+      using bins = bin_sort_agent<U, P, T::split_bucket_threads, int(T::split_bucket_keys), T::split_bucket_bin_bits>;
+      constexpr std::size_t bins_smem = bins::smem_bytes(true);
+      const unsigned bucket_grid = unsigned(std::min<std::uint64_t>(
+          r.count * p.stride, resident_blocks<sort_buckets, T::split_bucket_threads, bins_smem>()));
+      sort_buckets<<<bucket_grid, T::split_bucket_threads, bins_smem, s>>>(p, out, crowded,
+                                                                          counts + split_crowded_count);
+      RADIX_CUDA_CHECK_LAUNCH("radix split_buckets_kernel");
+
+      constexpr auto sort_crowded = split_crowded_kernel<U, P>;
+      constexpr std::size_t crowded_smem = block_sort_agent<U, P>::smem_bytes(T::split_bucket_threads);
+      const unsigned crowded_grid = unsigned(std::min<std::uint64_t>(
+          r.count * buckets, resident_blocks<sort_crowded, T::split_bucket_threads, crowded_smem>()));
+      sort_crowded<<<crowded_grid, T::split_bucket_threads, crowded_smem, s>>>(p, out, crowded,
+                                                                              counts + split_crowded_count);
+      RADIX_CUDA_CHECK_LAUNCH("radix split_crowded_kernel");
+    };
+    if constexpr (std::is_same_v<V, no_value>) {
+      run.template operator()<no_value>(nullptr, nullptr, split_outputs<U, no_value>{job.keys, nullptr, nullptr});
+    } else if (job.mode == sort_mode::argsort) {
+      // 4-byte positions through the alternate values; out 4 or 8 bytes wide
+      split_outputs<U, std::uint32_t> out{job.sorted_keys, nullptr, nullptr};
+      if constexpr (std::is_same_v<V, std::uint32_t>) out.values = job.values;
+      else out.wide = reinterpret_cast<std::uint64_t*>(job.values);
+      run.template operator()<std::uint32_t>(nullptr, reinterpret_cast<std::uint32_t*>(value_alt), out);
+    } else {
+      run.template operator()<V>(job.values, value_alt, split_outputs<U, V>{job.keys, job.values, nullptr});
+    }
+    launch_long_route<U, V>(sp, passes, r, reinterpret_cast<segment_range*>(at[w.split_left]),
+                            counts + split_left_count, counts + long_ticket, key_alt0, key_alt1, value_alt, r.count, s);
+  }
+}
+
 /// The warp route over a list (or every segment): warps of one block share
 /// its shared memory, a slice each, up to four warps (or 48 KiB) a block so
 /// that an SM can hold several blocks.
@@ -408,6 +542,8 @@ void segmented_sort(const segmented_job<U, V>& job) {
       if (L <= T::tiny) return launch_tiny_uniform<U, V>(sp, r, L, s);
       if (w.crowded >= 0)
         return launch_bin_route<U, V>(op, sp, passes, r, L, at[w.crowded], counts, key_alt0, key_alt1, value_alt, t, s);
+      if (w.split_rows >= 0)
+        return launch_split_route<U, V>(job, sp, passes, r, w, at.data(), counts, key_alt0, key_alt1, value_alt, s);
       if (L <= warp_cap)  // slices as long as the rows (whole rounds of 32), not the route's longest
         return launch_warp_route<U, V>(sp, passes, r, nullptr, nullptr, unsigned((L + 31) / 32 * 32), r.count, s);
       if (L <= T::small_tile)

@@ -11,6 +11,7 @@
 #include "../onesweep/block_sort_agent.cuh"
 #include "../onesweep/single_tile_agent.cuh"
 #include "block_lsd_agent.cuh"
+#include "split_agent.cuh"
 #include "warp_lsd_agent.cuh"
 #include "segments.hpp"
 
@@ -30,18 +31,14 @@ struct segment_reader {
   }
 };
 
-/// A segment's bounds, as the list of long segments carries them.
-struct segment_range {
-  std::uint64_t begin, end;
-};
-
 /// The lists of block-sized segments (segment ids), by length: up to the
 /// small tile; the mid shape's, below and from mid_sort_min (the block
 /// sort); the large shape's, below and from large_sort_min.
 enum block_list : int { small_list, mid_list, mid_sort_list, large_list, large_sort_list, block_lists };
 /// segment_bins::counts: the length of each block list, then these.
 constexpr int long_count = block_lists, huge_count = block_lists + 1, long_ticket = block_lists + 2,
-              warp_count = block_lists + 3, crowded_count = block_lists + 4, bin_counters = block_lists + 5;
+              warp_count = block_lists + 3, crowded_count = block_lists + 4, split_ticket = block_lists + 5,
+              split_crowded_count = block_lists + 6, split_left_count = block_lists + 7, bin_counters = block_lists + 8;
 
 /// What the binning kernel fills: the short segments (one warp each), the
 /// block-sized ones of each list, the long ones (one block each, in global
@@ -409,6 +406,95 @@ __global__ void __launch_bounds__(Threads, MinBlocks) lsd_segments_kernel(const 
     seg.sorted_keys = p.sorted_keys ? p.sorted_keys + g.begin : nullptr;
     seg.n = g.end - g.begin;
     agent{p.mode, p.codec, p.range_mask, passes, st}.process(seg);
+  }
+}
+
+/// The split route's survey (split_agent.cuh): one block a row.
+template <class U, class P>
+__global__ void __launch_bounds__(segment_tiers::split_survey_threads) split_survey_kernel(const split_params<U, P> p) {
+  using survey = split_survey<U, P, segment_tiers::split_survey_threads>;
+  __shared__ typename survey::storage st;
+  for (std::uint64_t row = blockIdx.x; row < p.rows; row += gridDim.x) {
+    __syncthreads();  // the previous row is done with the shared memory
+    survey{p, st}.survey(row);
+  }
+}
+
+/// The split route's MSD step: one tile a block (split_agent).
+template <class U, class P>
+__global__ void __launch_bounds__(segment_tiers::split_threads,
+                                  split_agent<U, P, segment_tiers::split_threads, segment_tiers::split_items>::min_blocks)
+    split_kernel(const split_params<U, P> p) {
+  using agent = split_agent<U, P, segment_tiers::split_threads, segment_tiers::split_items>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  agent{p, *reinterpret_cast<typename agent::storage*>(smem)}.process();
+}
+
+/// Where the split route's buckets go sorted: the keys (nullptr: an argsort
+/// that does not want them), the values or argsort's 4-byte positions, or
+/// its 8-byte positions (`wide`, instead of `values`).
+template <class U, class P>
+struct split_outputs {
+  U* keys = nullptr;
+  P* values = nullptr;
+  std::uint64_t* wide = nullptr;
+};
+
+/// Bucket `first`.. of n keys: from the alternates into the outputs.
+template <class U, class P>
+__device__ __forceinline__ block_sort_io<U, P> split_bucket_io(const split_params<U, P>& p, const split_outputs<U, P>& out,
+                                                              std::uint64_t first, int n) {
+  block_sort_io<U, P> io;
+  io.kin = p.key_alt + first;
+  io.kout = out.keys ? out.keys + first : nullptr;
+  io.n = n;
+  if constexpr (!std::is_same_v<P, no_value>) {
+    io.vin = p.value_alt + first;
+    io.vout = out.values ? out.values + first : nullptr;
+    io.vwide = out.wide ? out.wide + first : nullptr;
+  }
+  return io;
+}
+
+/// The split route's buckets: the bin sort, one bucket a block at a time; a
+/// bucket with a crowded bin is left to split_crowded_kernel (its segment id
+/// appended to `crowded`).
+template <class U, class P>
+__global__ void __launch_bounds__(segment_tiers::split_bucket_threads, std::is_same_v<P, no_value> ? 4 : 3)
+    split_buckets_kernel(const split_params<U, P> p, const split_outputs<U, P> out, std::uint32_t* crowded,
+                         unsigned* crowded_count) {
+  using T = segment_tiers;
+  using agent = bin_sort_agent<U, P, T::split_bucket_threads, int(T::split_bucket_keys), T::split_bucket_bin_bits>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ typename agent::storage st;
+  const std::uint64_t total = p.rows * p.stride;
+  for (std::uint64_t s = blockIdx.x; s < total; s += gridDim.x) {
+    const unsigned b = unsigned(s % p.stride);
+    if (b >= p.row[s / p.stride].buckets) continue;  // past the row's buckets (or a row left to the long route)
+    const std::uint64_t first = p.offsets[s], n = p.offsets[s + 1] - first;
+    if (n == 0) continue;
+    __syncthreads();  // the previous bucket is done with the shared memory
+    if (!agent{p.codec, p.range_mask, smem, st}.process(split_bucket_io(p, out, first, int(n))) && threadIdx.x == 0)
+      crowded[atomicAdd(crowded_count, 1u)] = std::uint32_t(s);
+  }
+}
+
+/// The buckets the bin sort left (a crowded bin: runs of equal keys): the
+/// block sort, which takes any keys.
+template <class U, class P>
+__global__ void __launch_bounds__(segment_tiers::split_bucket_threads,
+                                  block_sort_agent<U, P>::max_threads / segment_tiers::split_bucket_threads)
+    split_crowded_kernel(const split_params<U, P> p, const split_outputs<U, P> out, const std::uint32_t* crowded,
+                         const unsigned* crowded_count) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  onesweep_params<U, P> codec;  // (the block sort reads the codec and the bit range from it)
+  codec.codec = p.codec;
+  codec.range_mask = p.range_mask;
+  const unsigned total = *crowded_count;
+  for (unsigned i = blockIdx.x; i < total; i += gridDim.x) {
+    const std::uint64_t s = crowded[i], first = p.offsets[s], n = p.offsets[s + 1] - first;
+    __syncthreads();  // the previous bucket is done with the shared memory
+    block_sort_agent<U, P>{codec, split_bucket_io(p, out, first, int(n)), smem}.process();
   }
 }
 

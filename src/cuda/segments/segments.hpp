@@ -9,6 +9,13 @@
 //   to segment_tiers::bin_longest : the bin sort, one block a row in shared
 //                                   memory (a row with a crowded bin: the
 //                                   route of its length, after)
+//   uniform rows of 4- and 8-byte keys above bin_longest, up to
+//   segment_tiers::split_longest  : the split route: one stable MSD step into
+//                                   buckets of at most 4095 keys chosen from
+//                                   the row's own distribution, then the bin
+//                                   sort a bucket (a row whose keys crowd:
+//                                   the long route; a crowded bucket: the
+//                                   block sort)
 //   <= segment_tiers::small_tile  : one block of the small shape, in shared memory
 //   <= segment_tiers::mid_tile    : one block of the mid shape, in shared memory
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
@@ -78,6 +85,36 @@ struct segment_tiers {
   /// up to 16384, 512 x 32 and 8192 (where a block's shared memory holds it).
   static constexpr std::uint64_t bin_longest = 16384;
   static constexpr bool bin_sort_keys(std::size_t key_bytes) { return key_bytes >= 4; }
+  /// Uniform rows of 4- or 8-byte keys longer than bin_longest, up to
+  /// split_longest, at least as many as SMs (onesweep_tuning::split_rows;
+  /// RADIX_CUDA_SPLIT_ROWS=0: none): the split route (split_agent.cuh). One
+  /// stable MSD step cuts each row into buckets of fewer than
+  /// split_bucket_keys keys by the row's own key distribution, then the bin
+  /// sort finishes each bucket: four reads and two writes of the data where
+  /// the long route makes a pass a digit.
+  /// The buckets are chosen from a count of the row's keys in split_row_bins
+  /// bins of its span: 16 KiB of counters, 64 keys a bin in rows of 2^18.
+  static constexpr int split_row_bin_bits = 12, split_row_bins = 1 << split_row_bin_bits;
+  /// Buckets go to the bin sort's 256 x 16 shape (4096 bins): the shape
+  /// with the most blocks an SM that holds a few thousand keys and values.
+  static constexpr int split_bucket_threads = 256, split_bucket_bin_bits = 12;
+  static constexpr std::uint64_t split_bucket_keys = 4096;
+  /// Bucket b takes the bins whose first key falls in [b w, (b + 1) w), w =
+  /// split_bucket_keys minus the row's largest bin: never a full bucket.
+  /// A row with a bin above half the bucket (runs of equal keys, a span
+  /// stretched by a few outliers) keeps the long route.
+  static constexpr std::uint64_t split_largest_bin = split_bucket_keys / 2;
+  /// Bucket ids are 8 bits (a row's bin -> bucket table, the tile's ranking
+  /// by bucket): at most 256 buckets of at least split_largest_bin keys.
+  static constexpr std::uint64_t split_longest = 255 * split_largest_bin;
+  /// The most buckets a row of L keys can have (each bucket holds at least
+  /// w >= split_largest_bin keys but the last).
+  static constexpr std::uint64_t split_buckets_max(std::uint64_t L) { return L / split_largest_bin + 1; }
+  /// The MSD step's tiles: 256 x 16 (block_rank takes a digit per thread, 256).
+  static constexpr int split_threads = 256, split_items = 16;
+  static constexpr std::uint64_t split_tile = std::uint64_t(split_threads) * split_items;
+  /// The survey of a row (span, bin counts, buckets): one block a row.
+  static constexpr int split_survey_threads = 512;
   /// Longer segments, when there are at least as many as SMs (or with
   /// offsets, up to n / SMs each): one block each, sorting in global memory
   /// tile by tile (block_lsd_agent). 512 x 8: two blocks an SM for 8-byte
@@ -100,6 +137,11 @@ struct segment_tiers {
   }
 };
 
+/// A segment's bounds, as the lists of long segments carry them.
+struct segment_range {
+  std::uint64_t begin, end;
+};
+
 template <class U, class V>
 struct segmented_job {
   sort_mode mode = sort_mode::keys;
@@ -120,11 +162,16 @@ template <class U, class V>
 std::size_t segmented_workspace_bytes(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t);
 template <class U, class V>
 void segmented_sort(const segmented_job<U, V>& job);
+/// Whether the request's uniform rows take the split route (which writes an
+/// argsort's 8-byte positions itself: no narrowing to 4-byte ones first).
+template <class U, class V>
+bool segmented_splits_rows(sort_mode mode, const segments& segs, const onesweep_tuning& t);
 
 #define RADIX_SEGMENTED_INSTANTIATE(U, V)                                                                       \
   template std::size_t segmented_workspace_bytes<U, V>(sort_mode, std::uint64_t, const segments&,           \
                                                        const onesweep_tuning&);                              \
-  template void segmented_sort<U, V>(const segmented_job<U, V>&);
+  template void segmented_sort<U, V>(const segmented_job<U, V>&);                                          \
+  template bool segmented_splits_rows<U, V>(sort_mode, const segments&, const onesweep_tuning&);
 #define RADIX_SEGMENTED_INSTANTIATE_KEY(U)           \
   RADIX_SEGMENTED_INSTANTIATE(U, no_value)           \
   RADIX_SEGMENTED_INSTANTIATE(U, std::uint8_t)       \
