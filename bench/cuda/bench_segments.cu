@@ -6,8 +6,10 @@
 //   2^20); one segment; and the four row shapes of torch.sort(dim=-1) with
 //   values and local indices ("+idx": radix fills the indices, then sorts
 //   pairs; CUB sorts the same pairs, its fill not timed).
-// Keys: u32, and f32 (finite). Each radix result's keys are compared with
-// CUB's. Ratios are CUB's time over radix's: above 1 means radix is faster.
+// Keys: u32, and f32 (finite: random bits but all-ones exponents; the torch
+// shapes normally distributed, as torch.randn gives). Each radix result's
+// keys are compared with CUB's. Ratios are CUB's time over radix's: above 1
+// means radix is faster.
 //
 //   radix_segments_bench [--log2 28] [--reps 7] [--only <substring of the case name>]
 #include <cuda_runtime.h>
@@ -40,13 +42,20 @@ struct dmem {
   dmem(const dmem&) = delete;
 };
 
-/// Keys: u32 bits, or finite floats (exponent kept below all ones).
+/// Keys: u32 bits, or finite floats (exponent kept below all ones), or
+/// (`normal`) standard normal floats by Box and Muller's transform.
 template <class K>
-__global__ void fill_keys(K* k, std::uint64_t n, std::uint64_t seed) {
+__global__ void fill_keys(K* k, std::uint64_t n, std::uint64_t seed, bool normal) {
   for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::uint64_t(gridDim.x) * blockDim.x) {
-    std::uint32_t x = std::uint32_t(bench::mix(i * 0x9E3779B97F4A7C15ull + seed));
+    const std::uint64_t h = bench::mix(i * 0x9E3779B97F4A7C15ull + seed);
+    std::uint32_t x = std::uint32_t(h);
     if constexpr (sizeof(K) == 4 && !std::is_integral_v<K>) {
+      if (normal) {
+        const float u1 = (float(x >> 8) + 1.0f) * 0x1.0p-24f, u2 = float(std::uint32_t(h >> 40)) * 0x1.0p-24f;
+        k[i] = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+        continue;
+      }
       if (((x >> 23) & 0xFF) == 0xFF) x ^= 1u << 23;
       k[i] = __uint_as_float(x);
     } else {
@@ -107,13 +116,14 @@ struct row {
 /// returns): radix fills them and sorts pairs, or (via_argsort) one argsort
 /// writes the positions and the sorted keys to a second buffer.
 template <class K, class V>
-void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream_t st, bool via_argsort = false) {
+void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream_t st, bool via_argsort = false,
+              bool normal = false) {
   const std::uint64_t count = sh.offsets.size() - 1, n = std::uint64_t(sh.offsets.back());
   dmem<K> pristine(n), k0(n), k1(n), kr(n);
   dmem<V> v0(pairs ? n : 0), v1(pairs ? n : 0), vr(pairs ? n : 0);
   dmem<std::int64_t> off(count + 1);
   BCU(cudaMemcpy(off.p, sh.offsets.data(), (count + 1) * 8, cudaMemcpyHostToDevice));
-  fill_keys<K><<<1024, 256, 0, st>>>(pristine.p, n, 1234);
+  fill_keys<K><<<1024, 256, 0, st>>>(pristine.p, n, 1234, normal);
   BCU(cudaGetLastError());
 
   const radix::segments segs = sh.uniform ? radix::segments::uniform(count, sh.uniform)
@@ -245,7 +255,8 @@ int main(int argc, char** argv) {
   std::vector<shape> torch_shapes;
   for (std::uint64_t len : {std::uint64_t(1024), std::uint64_t(16384), std::uint64_t(16), std::uint64_t(262144)})
     if (len <= n)
-      torch_shapes.push_back(uniform_shape(n, len, "rows " + std::to_string(n / len) + " x " + std::to_string(len)));
+      torch_shapes.push_back(
+          uniform_shape(n, len, "rows " + std::to_string(n / len) + " x " + std::to_string(len) + " normal"));
   // --only: the shapes whose name contains one of its comma-separated parts
   const auto chosen = [&](const std::string& name) {
     if (only.empty()) return true;
@@ -266,8 +277,8 @@ int main(int argc, char** argv) {
     }
     for (const auto& sh : torch_shapes) {
       if (!chosen(sh.name)) continue;
-      run_case<float, std::int64_t>(sh, true, true, reps, st);
-      run_case<float, std::int64_t>(sh, true, true, reps, st, true);
+      run_case<float, std::int64_t>(sh, true, true, reps, st, false, true);
+      run_case<float, std::int64_t>(sh, true, true, reps, st, true, true);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

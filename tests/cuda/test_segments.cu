@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <span>
@@ -108,15 +109,30 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   }
 }
 
+/// Standard normal floats (Box and Muller), as torch.randn gives: both signs,
+/// dense over a few octaves, so their ordered span is nearly all empty.
+std::vector<float> normal_floats(std::size_t n, std::uint64_t seed) {
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    const std::uint64_t r = splitmix(seed);
+    const double u1 = (double(r >> 40) + 1.0) * 0x1.0p-24, u2 = double(r & 0xFFFFFF) * 0x1.0p-24;
+    x = float(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+  }
+  return v;
+}
+
 /// Argsort of uniform rows into 8-byte positions, with the sorted keys, into
 /// poisoned buffers.
 template <class K>
 void check_wide_positions(std::uint64_t count, std::uint64_t len, options o, std::uint64_t seed,
-                          std::uint64_t keep = ~0ull) {
+                          std::uint64_t keep = ~0ull, bool normal = false) {
   const std::uint64_t n = count * len;
-  const auto keys = random_bits<K>(n, seed, false, keep);
-  std::printf("  8-byte positions: uniform %llu x %llu seed=%llu\n", (unsigned long long)count, (unsigned long long)len,
-              (unsigned long long)seed);
+  std::vector<K> keys;
+  if constexpr (std::is_same_v<K, float>)
+    if (normal) keys = normal_floats(n, seed);
+  if (keys.empty()) keys = random_bits<K>(n, seed, false, keep);
+  std::printf("  8-byte positions: uniform %llu x %llu seed=%llu%s\n", (unsigned long long)count,
+              (unsigned long long)len, (unsigned long long)seed, normal ? " (normal floats)" : "");
   std::vector<std::uint64_t> want(n);
   radix::argsort_segments(std::span<const K>(keys), std::span<std::uint64_t>(want), segments::uniform(count, len),
                           on(engine::cpu, o));
@@ -319,6 +335,9 @@ TEST_CASE(segments_bin_route, true) {
     check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(5, 16384), true, {}, 88, "f32/u64 rows of 16384" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(4, 12000), true, desc, 87,
                                "u32 rows of 12000, few unique (the long route after)" + w);
+    // normal floats (torch.randn): their bins follow the keys, not the span
+    check_wide_positions<float>(300, 1024, {}, 89, ~0ull, true);
+    check_wide_positions<float>(9, 16384, desc, 90, ~0ull, true);
   }
   t = saved;
 }
@@ -354,6 +373,7 @@ TEST_CASE(segments_split_route, false) {
     check_batch<std::int32_t>(std::vector<std::uint64_t>(rows, 16500), true, desc, 142,
                               "i32 rows of 16500 descending, all equal" + w, 0);
     check_wide_positions<float>(rows, 262144 / 8, {}, 143);
+    check_wide_positions<float>(rows, 65536, desc, 144, ~0ull, true);
     check_wide_positions<std::uint64_t>(rows, 30000, desc, 145, 0xFFFFFFull);
   }
   t = saved;
@@ -366,6 +386,7 @@ TEST_CASE(segments_split_small, true) {
   desc.direction = order::descending;
   check_batch<std::uint32_t>(std::vector<std::uint64_t>(140, 18000), true, {}, 151, "u32 rows of 18000, runs", 511);
   check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(140, 16400), true, desc, 152, "f32/u64 rows of 16400");
+  check_wide_positions<float>(140, 20000, {}, 153, ~0ull, true);
 }
 
 TEST_CASE(segments_graph_capture, true) {

@@ -1,16 +1,17 @@
 // Up to a few thousand keys of wide range (segments of a batch): one block
 // sorts them in one step instead of a pass a digit. The keys are counted into
-// 2^BinBits bins of their span (the key minus the block's smallest, shifted
-// so that the largest lands in the last bin), with 8-bit counters; a key's
-// place is its bin's start plus the number of keys of its bin that order
-// before it, found by comparing it with them (a bin holds one or two keys on
-// average).
+// 2^BinBits bins over their span where they are dense (bin_map.cuh), with
+// 8-bit counters; a key's place is its bin's start plus the number of keys
+// of its bin that order before it, found by comparing it with them (a bin
+// holds one or two keys on average).
 // Equal keys keep their input order (the comparison breaks ties by origin),
 // so the sort is stable for every key type, pairs and argsort.
 //
 // A block's story:
 //   stage    every key and value into shared memory in input order; the
 //            ordered keys' smallest and largest (the span)
+//   map      the keys counted by their top 8 bits; the bins shared out
+//            between those coarse ranges by their keys (bin_map)
 //   count    each key bumps its bin's counter (the old count is its arrival)
 //   scan     the counters become each bin's start
 //   place    the ordered keys and their origins at bin start + arrival
@@ -23,7 +24,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../block/block_scan.cuh"
 #include "../common/common.cuh"
+#include "bin_map.cuh"
 #include "block_sort_agent.cuh"  // block_sort_io
 #include "radix/core/ordered_bits.hpp"
 
@@ -65,10 +68,13 @@ struct bin_sort_agent {
     return layout::values + (has_values && pairs ? layout::align16(sizeof(V) * Capacity) : 0);
   }
 
-  /// The block's reductions (static shared memory).
+  /// The block's reductions and its bin map (static shared memory).
   struct storage {
     U lo[warps], hi[warps];
     unsigned sums[warps];
+    unsigned coarse[bin_map<U>::coarse];  ///< keys of each coarse range
+    typename bin_map<U>::entry map[bin_map<U>::coarse];
+    typename block_scan<Threads, unsigned>::storage scan;
   };
 
   core::ordered_codec<U> codec;
@@ -109,15 +115,13 @@ struct bin_sort_agent {
       write_in_input_order(io, n, tid);
       return true;
     }
-    // the span's leading bit is the top bin's
-    const int width = 64 - __clzll((unsigned long long)(U(hi - lo)));
-    const int shift = width > bin_bits ? width - bin_bits : 0;
+    const bin_map<U> map = map_bins(n, tid, ordered, lo, hi);
     unsigned arrival[(items + 3) / 4];
-    if (__syncthreads_or(!count(n, tid, ordered, lo, shift, arrival))) return false;
+    if (__syncthreads_or(!count(n, tid, ordered, map, arrival))) return false;
     scan_counters(tid);
-    place(n, tid, ordered, lo, shift, arrival);
+    place(n, tid, ordered, map, arrival);
     __syncthreads();
-    finish(io, n, tid, lo, shift);
+    finish(io, n, tid, map);
     return true;
   }
 
@@ -146,6 +150,7 @@ struct bin_sort_agent {
           if (i < n) values()[i] = io.vin[i];
         }
     for (int w = tid; w < words; w += Threads) counters()[w] = 0u;
+    if (tid < bin_map<U>::coarse) s.coarse[tid] = 0u;
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) {
       const U l = shuffle_xor(lo, o), h = shuffle_xor(hi, o);
@@ -166,11 +171,20 @@ struct bin_sort_agent {
     else return U(__shfl_xor_sync(0xFFFFFFFFu, unsigned(x), o));
   }
 
-  __device__ __forceinline__ static unsigned bin_of(U ordered, U lo, int shift) { return unsigned(U(ordered - lo) >> shift); }
+  /// The keys' coarse ranges counted, then the map built from them.
+  __device__ __forceinline__ bin_map<U> map_bins(int n, int tid, const U (&ordered)[items], U lo, U hi) const {
+#pragma unroll
+    for (int j = 0; j < items; ++j)
+      if (tid + j * Threads < n) atomicAdd(&s.coarse[bin_map<U>::coarse_of(ordered[j])], 1u);
+    __syncthreads();
+    bin_map<U>::template build<Threads>(s.map, tid < bin_map<U>::coarse ? s.coarse[tid] : 0u, lo, hi, unsigned(n),
+                                        unsigned(bins), s.scan);
+    return bin_map<U>{s.map};
+  }
 
   /// Each key's counter bumped; its old value (the key's arrival in its bin)
   /// kept, four to a register. False where this thread saw a bin too full.
-  __device__ __forceinline__ bool count(int n, int tid, const U (&ordered)[items], U lo, int shift,
+  __device__ __forceinline__ bool count(int n, int tid, const U (&ordered)[items], const bin_map<U>& bin_of,
                                         unsigned (&arrival)[(items + 3) / 4]) const {
     bool fits = true;
 #pragma unroll
@@ -178,7 +192,7 @@ struct bin_sort_agent {
 #pragma unroll
     for (int j = 0; j < items; ++j) {
       if (tid + j * Threads < n) {
-        const unsigned bin = bin_of(ordered[j], lo, shift), shift8 = (bin & 3u) * 8u;
+        const unsigned bin = bin_of(ordered[j]), shift8 = (bin & 3u) * 8u;
         const unsigned before = (atomicAdd(&counters()[bin >> 2], 1u << shift8) >> shift8) & 255u;
         fits &= before < most_in_bin;
         arrival[j / 4] |= (before & 255u) << ((j % 4) * 8);
@@ -215,14 +229,14 @@ struct bin_sort_agent {
   }
 
   /// The ordered keys and their origins at their bins, in arrival order.
-  __device__ __forceinline__ void place(int n, int tid, const U (&ordered)[items], U lo, int shift,
+  __device__ __forceinline__ void place(int n, int tid, const U (&ordered)[items], const bin_map<U>& bin_of,
                                         const unsigned (&arrival)[(items + 3) / 4]) const {
 #pragma unroll
     for (int j = 0; j < items; ++j) {
       const int i = tid + j * Threads;
       if (i < n) {
         unsigned start, unused;
-        bin_range(bin_of(ordered[j], lo, shift), start, unused);
+        bin_range(bin_of(ordered[j]), start, unused);
         const unsigned at = start + ((arrival[j / 4] >> ((j % 4) * 8)) & 255u);
         placed()[at] = ordered[j];
         origins()[at] = std::uint16_t(i);
@@ -232,12 +246,12 @@ struct bin_sort_agent {
 
   /// Each placed key's place among its bin's keys (those ordering before
   /// it, ties by origin), and out it goes with its value.
-  __device__ __forceinline__ void finish(const block_sort_io<U, V>& io, int n, int tid, U lo, int shift) const {
+  __device__ __forceinline__ void finish(const block_sort_io<U, V>& io, int n, int tid, const bin_map<U>& bin_of) const {
     for (int at = tid; at < n; at += Threads) {
       const U mine = placed()[at];
       const unsigned origin = origins()[at];
       unsigned start, count;
-      bin_range(bin_of(mine, lo, shift), start, count);
+      bin_range(bin_of(mine), start, count);
       unsigned before = 0;
       for (unsigned q = start; q < start + count; ++q) {
         const U other = placed()[q];

@@ -22,9 +22,10 @@ struct segmented_workspace {
   int counts = -1, warp = -1, block[block_lists] = {-1, -1, -1, -1, -1}, longer = -1, huge = -1;
   int key_alt[2] = {-1, -1}, value_alt = -1, onesweep = -1;
   int crowded = -1;  ///< uniform rows of the bin route: those it left (ids for a block route, bounds for the long one)
-  /// The split route's rows, bucket tables, bucket bounds, look-back words,
-  /// crowded buckets and rows left to the long route.
-  int split_rows = -1, split_table = -1, split_offsets = -1, split_status = -1, split_crowded = -1, split_left = -1;
+  /// The split route's rows, bin maps, bucket tables, bucket bounds,
+  /// look-back words, crowded buckets and rows left to the long route.
+  int split_rows = -1, split_maps = -1, split_table = -1, split_offsets = -1, split_status = -1, split_crowded = -1,
+      split_left = -1;
 };
 
 /// SMs of the current device (the long and huge routes' split).
@@ -70,7 +71,8 @@ bool use_bin_route(sort_mode mode, std::uint64_t L, const onesweep_tuning& t) {
   } else {
     if (!t.bin_sort || L < std::max<std::uint64_t>(t.bin_sort_min, 2) || L > T::bin_longest) return false;
     const std::size_t bytes = with_bin_shape(L, [&]<int Threads, int Capacity, int BinBits>() {
-      return bin_sort_agent<U, V, Threads, Capacity, BinBits>::smem_bytes(mode == sort_mode::pairs);
+      using agent = bin_sort_agent<U, V, Threads, Capacity, BinBits>;
+      return agent::smem_bytes(mode == sort_mode::pairs) + sizeof(typename agent::storage);
     });
     return bytes <= current_device_limits().shared_optin;
   }
@@ -102,7 +104,7 @@ bool use_split_route(sort_mode mode, const segments& segs, const onesweep_tuning
       using agent = split_agent<U, P, T::split_threads, T::split_items>;
       using bins = bin_sort_agent<U, P, T::split_bucket_threads, int(T::split_bucket_keys), T::split_bucket_bin_bits>;
       const std::size_t most = current_device_limits().shared_optin;
-      return sizeof(typename agent::storage) <= most && bins::smem_bytes(true) <= most &&
+      return sizeof(typename agent::storage) <= most && bins::smem_bytes(true) + sizeof(typename bins::storage) <= most &&
              block_sort_agent<U, P>::smem_bytes(T::split_bucket_threads) <= most;
     };
     if constexpr (keys_alone) return fits.template operator()<no_value>();
@@ -139,7 +141,8 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
   if (use_split_route<U, V>(mode, segs, t)) {
     const std::uint64_t L = segs.length, buckets = T::split_buckets_max(L);
     const std::uint64_t tiles = count * ((L + T::split_tile - 1) / T::split_tile);
-    w.split_rows = w.layout.add("split rows", count * sizeof(split_row<U>));
+    w.split_rows = w.layout.add("split rows", count * sizeof(split_row));
+    w.split_maps = w.layout.add("split bin maps", count * bin_map<U>::coarse * sizeof(typename bin_map<U>::entry));
     w.split_table = w.layout.add("split bucket tables", count * T::split_row_bins);
     w.split_offsets = w.layout.add("split bucket bounds", (count * (buckets + 1) + 1) * sizeof(std::uint64_t));
     w.split_status = w.layout.add("split look-back", tiles * buckets * sizeof(unsigned));
@@ -336,7 +339,8 @@ void launch_split_route(const segmented_job<U, V>& job, const segment_params<U, 
       p.stride = unsigned(buckets + 1);
       p.codec = job.codec;
       p.range_mask = sp.range_mask;
-      p.row = reinterpret_cast<split_row<U>*>(at[w.split_rows]);
+      p.row = reinterpret_cast<split_row*>(at[w.split_rows]);
+      p.maps = reinterpret_cast<typename bin_map<U>::entry*>(at[w.split_maps]);
       p.table = reinterpret_cast<std::uint32_t*>(at[w.split_table]);
       p.offsets = reinterpret_cast<std::uint64_t*>(at[w.split_offsets]);
       p.status = reinterpret_cast<unsigned*>(at[w.split_status]);

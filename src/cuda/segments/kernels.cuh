@@ -312,15 +312,15 @@ __global__ void __launch_bounds__(Threads, block_sort_agent<U, V>::max_threads /
 
 /// Uniform rows of a few thousand keys (onesweep_tuning::bin_sort_min and up):
 /// each block sorts one row at a time by counting its keys into bins of
-/// their span (bin_sort_agent: one step instead of a pass a digit). A row
+/// their span (bin_sort_agent: one step instead of a pass a digit); three
+/// blocks an SM for the 256-thread shapes (80 registers, no spills). A row
 /// with a crowded bin is left as it was and appended to the list of rows for
 /// another route: its id to `crowded`, or where that is null (rows the long
 /// route takes) its bounds to `crowded_ranges`.
 template <class U, class V, int Threads, int Capacity, int BinBits>
-__global__ void __launch_bounds__(Threads) bin_sort_segments_kernel(const onesweep_params<U, V> base,
-                                                                    const segment_reader r, std::uint32_t* crowded,
-                                                                    segment_range* crowded_ranges,
-                                                                    unsigned* crowded_count) {
+__global__ void __launch_bounds__(Threads, Threads == 256 ? 3 : 1)
+    bin_sort_segments_kernel(const onesweep_params<U, V> base, const segment_reader r, std::uint32_t* crowded,
+                             segment_range* crowded_ranges, unsigned* crowded_count) {
   using agent = bin_sort_agent<U, V, Threads, Capacity, BinBits>;
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ typename agent::storage st;

@@ -11,7 +11,8 @@
 //
 // The route's story, a kernel each:
 //   survey    one block a row: the row's span (smallest and largest ordered
-//             key), its keys counted into bins of the span, the bins grouped
+//             key) and its bin map (bin_map.cuh: bins where the keys are
+//             dense), its keys counted into those bins, the bins grouped
 //             into buckets (a bin -> bucket table and each bucket's first
 //             place); a row whose largest bin is too full is listed for the
 //             long route instead
@@ -29,17 +30,15 @@
 #include "../block/block_rank.cuh"
 #include "../block/block_scan.cuh"
 #include "../common/common.cuh"
+#include "../onesweep/bin_map.cuh"
 #include "segments.hpp"
 
 namespace radix::cuda_detail {
 
-/// A row as the survey left it for the split: its span's smallest ordered
-/// key and the shift that maps the span onto the bins, and its number of
-/// buckets (0: the row is not split; the long route sorts it).
-template <class U>
+/// A row as the survey left it for the split: its number of buckets (0: the
+/// row is not split; the long route sorts it). Its bin map and bin -> bucket
+/// table lie in split_params::maps and ::table.
 struct split_row {
-  U lo;
-  int shift;
   unsigned buckets;
 };
 
@@ -58,7 +57,8 @@ struct split_params {
   unsigned stride = 0;            ///< segment_tiers::split_buckets_max(length) + 1
   core::ordered_codec<U> codec{};
   U range_mask = 0;
-  split_row<U>* row = nullptr;    ///< [rows]
+  split_row* row = nullptr;       ///< [rows]
+  typename bin_map<U>::entry* maps = nullptr;  ///< [rows][bin_map::coarse]
   std::uint32_t* table = nullptr;  ///< [rows][bins / 4]: each bin's bucket, 8 bits
   std::uint64_t* offsets = nullptr;  ///< [rows * stride + 1]
   unsigned* status = nullptr;     ///< [rows * tiles_per_row][stride - 1], zeroed: the look-back
@@ -68,12 +68,6 @@ struct split_params {
 
   __device__ __forceinline__ U ordered(U k) const { return U(codec(k) & range_mask); }
 };
-
-/// A row's bin of an ordered key.
-template <class U>
-__device__ __forceinline__ unsigned split_bin(U ordered, const split_row<U>& r) {
-  return unsigned(U(ordered - r.lo) >> r.shift);
-}
 
 /// One block a row: the span, the bin counts, the buckets (see the file's
 /// story). Every thread of the block calls survey() for the same row.
@@ -85,6 +79,8 @@ struct split_survey {
   static constexpr int warps = Threads / 32;
   struct storage {
     unsigned count[bins];
+    unsigned coarse[bin_map<U>::coarse];
+    typename bin_map<U>::entry map[bin_map<U>::coarse];
     U lo[warps], hi[warps];
     unsigned most[warps];
     typename block_scan<Threads, unsigned>::storage scan;
@@ -94,13 +90,15 @@ struct split_survey {
 
   __device__ void survey(std::uint64_t row) {
     const U* keys = p.keys + row * p.length;
-    split_row<U> r{};
-    const bool spread = span(keys, r);
-    count(keys, r);
+    clear();
+    U lo, hi;
+    span(keys, lo, hi);
+    const bin_map<U> map = map_bins(row, lo, hi);
+    count(keys, map);
     unsigned largest = 0;
     const unsigned before = scan_bins(largest);
-    if (!spread || largest > T::split_largest_bin) return leave(row);
-    choose_buckets(row, r, before, largest);
+    if (lo == hi || largest > T::split_largest_bin) return leave(row);
+    choose_buckets(row, before, largest);
   }
 
   /// f(ordered key) for every key of the row, four loads in flight a thread.
@@ -118,12 +116,21 @@ struct split_survey {
     for (; i < p.length; i += Threads) f(p.ordered(ld_nc(keys + i)));
   }
 
-  /// The row's smallest and largest ordered key: false where they are equal.
-  __device__ __forceinline__ bool span(const U* keys, split_row<U>& r) {
-    U lo = U(~U(0)), hi = U(0);
+  __device__ __forceinline__ void clear() {
+    for (int b = threadIdx.x; b < bins; b += Threads) s.count[b] = 0;
+    if (threadIdx.x < bin_map<U>::coarse) s.coarse[threadIdx.x] = 0;
+    __syncthreads();
+  }
+
+  /// The row's smallest and largest ordered key, and its keys counted by
+  /// coarse range (their top 8 bits).
+  __device__ __forceinline__ void span(const U* keys, U& lo, U& hi) {
+    lo = U(~U(0));
+    hi = U(0);
     each_key(keys, [&](U o) {
       lo = o < lo ? o : lo;
       hi = o > hi ? o : hi;
+      atomicAdd(&s.coarse[bin_map<U>::coarse_of(o)], 1u);
     });
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) {
@@ -132,22 +139,25 @@ struct split_survey {
       hi = h > hi ? h : hi;
     }
     if (lane_id() == 0) s.lo[threadIdx.x / 32] = lo, s.hi[threadIdx.x / 32] = hi;
-    for (int b = threadIdx.x; b < bins; b += Threads) s.count[b] = 0;
     __syncthreads();
 #pragma unroll
     for (int w = 0; w < warps; ++w) {
       lo = s.lo[w] < lo ? s.lo[w] : lo;
       hi = s.hi[w] > hi ? s.hi[w] : hi;
     }
-    // the span's leading bit is the top bin's
-    const int width = 64 - __clzll((unsigned long long)U(hi - lo));
-    r.lo = lo;
-    r.shift = width > T::split_row_bin_bits ? width - T::split_row_bin_bits : 0;
-    return lo != hi;
   }
 
-  __device__ __forceinline__ void count(const U* keys, const split_row<U>& r) {
-    each_key(keys, [&](U o) { atomicAdd(&s.count[split_bin(o, r)], 1u); });
+  /// The row's bin map, here and for the split.
+  __device__ __forceinline__ bin_map<U> map_bins(std::uint64_t row, U lo, U hi) {
+    const unsigned c = threadIdx.x;
+    bin_map<U>::template build<Threads>(s.map, c < bin_map<U>::coarse ? s.coarse[c] : 0u, lo, hi,
+                                        unsigned(p.length), unsigned(bins), s.scan);
+    if (c < bin_map<U>::coarse) p.maps[row * bin_map<U>::coarse + c] = s.map[c];
+    return bin_map<U>{s.map};
+  }
+
+  __device__ __forceinline__ void count(const U* keys, const bin_map<U>& bin_of) {
+    each_key(keys, [&](U o) { atomicAdd(&s.count[bin_of(o)], 1u); });
     __syncthreads();
   }
 
@@ -177,11 +187,10 @@ struct split_survey {
   /// that of the first bin with at least b * w keys before it (the row's
   /// length for buckets past the last bin). Each bucket start is written by
   /// the one bin where the bucket number steps up to it.
-  __device__ __forceinline__ void choose_buckets(std::uint64_t row, split_row<U> r, unsigned before,
-                                                 unsigned largest) {
+  __device__ __forceinline__ void choose_buckets(std::uint64_t row, unsigned before, unsigned largest) {
     const unsigned w = unsigned(T::split_bucket_keys) - largest;
     const unsigned L = unsigned(p.length);
-    r.buckets = L / w + 1;
+    const split_row r{L / w + 1};
     std::uint64_t* off = p.offsets + row * p.stride;
     const std::uint64_t base = row * p.length;
     const int first = int(threadIdx.x) * per;
@@ -208,7 +217,7 @@ struct split_survey {
 
   __device__ __forceinline__ void leave(std::uint64_t row) const {
     if (threadIdx.x != 0) return;
-    p.row[row] = split_row<U>{U(0), 0, 0u};
+    p.row[row] = split_row{0u};
     p.left[atomicAdd(p.left_count, 1u)] = segment_range{row * p.length, (row + 1) * p.length};
     if (row + 1 == p.rows) p.offsets[p.rows * p.stride] = p.rows * p.length;
   }
@@ -242,6 +251,7 @@ struct split_agent {
   struct storage {
     typename rank_t::storage rank;
     std::uint64_t base[radix_size];  ///< where the tile's first key of each bucket goes
+    typename bin_map<U>::entry map[bin_map<U>::coarse];  ///< the row's
     std::uint32_t table[segment_tiers::split_row_bins / 4];
     unsigned tile_id;
     U keys[tile];  ///< the tile, bucket-sorted
@@ -261,16 +271,16 @@ struct split_agent {
     U key[Items];
     P val[has_values ? Items : 1];
     load_tile(first, j, m, key, val);  // in flight while the row's bucket table comes
-    const split_row<U> r = p.row[row];
+    const split_row r = p.row[row];
     if (r.buckets == 0) return;  // the long route takes the row
     load_table(row, r.buckets);
     unsigned bucket[Items], rank[Items];
 #pragma unroll
-    for (int i = 0; i < Items; ++i) bucket[i] = slot(i) < m ? bucket_of(key[i], r) : rank_t::no_digit;
+    for (int i = 0; i < Items; ++i) bucket[i] = slot(i) < m ? bucket_of(key[i]) : rank_t::no_digit;
     const unsigned count = rank_tile(bucket, rank, int(r.buckets), t, j);
     look_back(t, j, r.buckets, count);
-    stage_tile(key, val, rank, m, r);
-    write_tile(m, r);
+    stage_tile(key, val, rank, m);
+    write_tile(m);
   }
 
   /// Tiles are numbered in the order blocks start, so a tile waits in the
@@ -281,16 +291,17 @@ struct split_agent {
     return s.tile_id;
   }
 
-  /// The row's bin -> bucket table, and each bucket's first place.
+  /// The row's bin map and bin -> bucket table, and each bucket's first place.
   __device__ __forceinline__ void load_table(std::uint64_t row, unsigned buckets) {
     const std::uint32_t* table = p.table + row * (segment_tiers::split_row_bins / 4);
     for (int i = threadIdx.x; i < segment_tiers::split_row_bins / 4; i += Threads) s.table[i] = ld_nc(table + i);
+    for (int c = threadIdx.x; c < bin_map<U>::coarse; c += Threads) s.map[c] = p.maps[row * bin_map<U>::coarse + c];
     if (threadIdx.x < buckets) s.base[threadIdx.x] = p.offsets[row * p.stride + threadIdx.x];
     __syncthreads();
   }
 
-  __device__ __forceinline__ unsigned bucket_of(U k, const split_row<U>& r) const {
-    const unsigned bin = split_bin(p.ordered(k), r);
+  __device__ __forceinline__ unsigned bucket_of(U k) const {
+    const unsigned bin = bin_map<U>{s.map}(p.ordered(k));
     return (s.table[bin >> 2] >> ((bin & 3u) * 8u)) & 255u;
   }
 
@@ -367,11 +378,11 @@ struct split_agent {
   /// (The buckets are found again from the keys: cheaper than holding them
   /// in registers through the look-back.)
   __device__ __forceinline__ void stage_tile(const U (&key)[Items], const P (&val)[has_values ? Items : 1],
-                                             const unsigned (&rank)[Items], int m, const split_row<U>& r) {
+                                             const unsigned (&rank)[Items], int m) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       if (slot(i) >= m) continue;
-      const unsigned at = rank_t::local_position(s.rank, bucket_of(key[i], r), rank[i]);
+      const unsigned at = rank_t::local_position(s.rank, bucket_of(key[i]), rank[i]);
       s.keys[at] = key[i];
       if constexpr (has_values) s.vals[at] = val[i];
     }
@@ -379,10 +390,10 @@ struct split_agent {
   }
 
   /// The bucket-sorted tile out: runs of a bucket land side by side.
-  __device__ __forceinline__ void write_tile(int m, const split_row<U>& r) const {
+  __device__ __forceinline__ void write_tile(int m) const {
     for (int q = threadIdx.x; q < m; q += Threads) {
       const U k = s.keys[q];
-      const unsigned d = bucket_of(k, r);
+      const unsigned d = bucket_of(k);
       const std::uint64_t to = s.base[d] + unsigned(q) - s.rank.digit_start[d];
       p.key_alt[to] = k;
       if constexpr (has_values) p.value_alt[to] = s.vals[q];
