@@ -255,6 +255,29 @@ def test_torch_sort_along_dim(shape, name):
             assert torch.equal(sr.argsort(x, axis=dim, descending=descending), want.indices)
 
 
+@pytest.mark.parametrize("shape", [(300, 1024), (140, 20000)])
+def test_torch_rows_into_out(shape):
+    """Rows of torch.randn (the bin sort; from 16385 keys and 132 rows, the
+    split route) into the caller's outputs, written there directly: values
+    and indices against torch.sort(stable=True), and the keys alone into an
+    output and into the input itself."""
+    torch = _torch_cuda()
+    g = torch.Generator(device="cuda").manual_seed(11)
+    x = torch.randn(shape, device="cuda", generator=g)
+    want = torch.sort(x, dim=-1, stable=True)
+    v, i = torch.full_like(x, float("nan")), torch.full(shape, -1, dtype=torch.int64, device="cuda")
+    got = sr.sort(x, axis=-1, return_indices=True, out=(v, i))
+    assert got[0] is v and got[1] is i
+    assert torch.equal(_bits(torch, v), _bits(torch, want.values))
+    assert torch.equal(i, want.indices)
+    o = torch.full_like(x, float("nan"))
+    assert sr.sort(x, axis=-1, out=o) is o
+    assert torch.equal(_bits(torch, o), _bits(torch, want.values))
+    y = x.clone()
+    sr.sort(y, axis=-1, out=y)
+    assert torch.equal(_bits(torch, y), _bits(torch, want.values))
+
+
 def test_cupy_sort_along_axis():
     cupy = _cupy()
     a = cupy.asarray(rng("cupy axis").integers(-100, 100, size=(50, 300)).astype(np.int32))
