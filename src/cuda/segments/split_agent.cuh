@@ -2,12 +2,12 @@
 // into buckets of fewer than 4096 keys by one stable MSD step, and the bin
 // sort (onesweep/bin_sort_agent.cuh) finishes each bucket. The buckets
 // follow the row's own keys, not fixed digit bits: a row's keys are counted
-// into 4096 bins of their span, and consecutive bins are grouped into
-// buckets of about the same size, so that floats of any distribution (and
-// integers of any range) give buckets that fit a block. The idea is the
-// hybrid MSD sort's (Stehle & Jacobsen 2017, "A Memory Bandwidth-Efficient
-// Hybrid Radix Sort on GPUs"), with bucket bounds from a histogram of the
-// span in place of a fixed digit.
+// into 4096 bins over their span where they are dense (bin_map.cuh), and
+// consecutive bins are grouped into buckets of about the same size, so that
+// floats of any distribution (and integers of any range) give buckets that
+// fit a block. The idea is the hybrid MSD sort's (Stehle & Jacobsen 2017, "A
+// Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs"), with bucket bounds
+// from a histogram of the keys in place of a fixed digit.
 //
 // The route's story, a kernel each:
 //   survey    one block a row: the row's span (smallest and largest ordered
