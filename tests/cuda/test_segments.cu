@@ -147,6 +147,20 @@ void check_wide_positions(std::uint64_t count, std::uint64_t len, options o, std
             (unsigned long long)len);
 }
 
+/// What the route cases share: the tuning they switch, restored when the
+/// case ends, and descending order and a bit range of [3, 19).
+struct route_case {
+  radix::cuda_detail::onesweep_tuning& tuning = radix::cuda_detail::tuning_override();
+  const radix::cuda_detail::onesweep_tuning saved = tuning;
+  options desc, bits;
+  route_case() {
+    desc.direction = order::descending;
+    bits.begin_bit = 3;
+    bits.end_bit = 19;
+  }
+  ~route_case() { tuning = saved; }
+};
+
 /// Lengths that cross every route: tiny (<= 32), the two block shapes
 /// (<= 1024, <= 8192), and above: one block in global memory, or Onesweep
 /// for those longer than n / SMs (the 300000 one), with empty segments between.
@@ -248,10 +262,9 @@ TEST_CASE(segments_small, true) {
 /// none (the small block shape takes 33..1024), 256 keys, and as many as a
 /// slice holds (more than 1024 keys for 1-byte keys).
 TEST_CASE(segments_warp_route_limits, true) {
-  auto& t = radix::cuda_detail::tuning_override();
-  const radix::cuda_detail::onesweep_tuning saved = t;
-  options desc;
-  desc.direction = order::descending;
+  route_case c;
+  auto& t = c.tuning;
+  const options& desc = c.desc;
   const std::vector<std::uint64_t> l = {0, 1, 33, 64, 65, 255, 256, 257, 500, 1024, 1025, 3000, 4096, 4097, 2, 40};
   for (std::uint32_t most : {0u, 256u, 100000u}) {
     t.segment_warp_max = most;
@@ -261,7 +274,6 @@ TEST_CASE(segments_warp_route_limits, true) {
     check_batch<float, std::uint16_t>(std::vector<std::uint64_t>(20, 3000), true, {}, 33 + most, "f32/u16 uniform 3000" + w);
     check_batch<std::uint8_t>(std::vector<std::uint64_t>(30, 200), true, desc, 34 + most, "u8 uniform 200" + w);
   }
-  t = saved;
 }
 
 /// The block routes (1025 to 8192 keys a segment): the block sort from 12
@@ -270,13 +282,9 @@ TEST_CASE(segments_warp_route_limits, true) {
 /// and offsets, keys of every width, values, argsort, descending and a bit
 /// range.
 TEST_CASE(segments_block_routes, true) {
-  auto& t = radix::cuda_detail::tuning_override();
-  const radix::cuda_detail::onesweep_tuning saved = t;
-  options desc;
-  desc.direction = order::descending;
-  options bits;
-  bits.begin_bit = 3;
-  bits.end_bit = 19;
+  route_case c;
+  auto& t = c.tuning;
+  const options &desc = c.desc, &bits = c.bits;
   // either side of each shape's switch to the block sort (segment_tiers::mid_sort_min, large_sort_min)
   const std::vector<std::uint64_t> l = {1025, 0, 3072, 3073, 4096, 1, 4097, 6144, 6145, 2000, 8192, 5000, 33};
   for (bool block_sort : {true, false}) {
@@ -292,7 +300,6 @@ TEST_CASE(segments_block_routes, true) {
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(15, 3073), true, desc, 67, "u32 uniform 3073 descending" + w);
     check_batch<double, std::uint32_t>(std::vector<std::uint64_t>(7, 6145), true, {}, 68, "f64/u32 uniform 6145" + w);
   }
-  t = saved;
 }
 
 /// The bin route (uniform rows of 4- and 8-byte keys from
@@ -303,16 +310,12 @@ TEST_CASE(segments_block_routes, true) {
 /// and NaNs; descending, a bit range, argsort with and without sorted keys;
 /// and with the route lowered to short rows, and off.
 TEST_CASE(segments_bin_route, true) {
-  auto& t = radix::cuda_detail::tuning_override();
-  const radix::cuda_detail::onesweep_tuning saved = t;
-  options desc;
-  desc.direction = order::descending;
-  options bits;
-  bits.begin_bit = 3;
-  bits.end_bit = 19;
+  route_case c;
+  auto& t = c.tuning;
+  const options &desc = c.desc, &bits = c.bits;
   for (int setting = 0; setting < 3; ++setting) {
     t.bin_sort = setting < 2;
-    t.bin_sort_min = setting == 1 ? 2 : saved.bin_sort_min;
+    t.bin_sort_min = setting == 1 ? 2 : c.saved.bin_sort_min;
     const std::string w = setting == 0 ? " (bin route)" : setting == 1 ? " (bin route from 2 keys)" : " (no bin route)";
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(20, 4096), true, {}, 71, "u32 rows of 4096" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(20, 4096), true, {}, 72, "u32 rows of 4096, few unique" + w);
@@ -339,24 +342,19 @@ TEST_CASE(segments_bin_route, true) {
     check_wide_positions<float>(300, 1024, {}, 89, ~0ull, true);
     check_wide_positions<float>(9, 16384, desc, 90, ~0ull, true);
   }
-  t = saved;
 }
 
 /// The split route (uniform rows of 4- and 8-byte keys above 16384 keys, at
 /// least as many rows as SMs): rows either side of a tile boundary and of
 /// whole tiles; random keys (floats with NaNs of every payload, both zeros);
 /// few unique keys and all keys equal (rows left to the long route); a narrow
-/// range with runs of 32 equal keys (crowded buckets: the block sort); a
+/// range with runs of about 40 equal keys (crowded buckets: the block sort); a
 /// bit range, descending; argsort into 4- and 8-byte positions with and
 /// without sorted keys; and with the route off.
 TEST_CASE(segments_split_route, false) {
-  auto& t = radix::cuda_detail::tuning_override();
-  const radix::cuda_detail::onesweep_tuning saved = t;
-  options desc;
-  desc.direction = order::descending;
-  options bits;
-  bits.begin_bit = 3;
-  bits.end_bit = 19;
+  route_case c;
+  auto& t = c.tuning;
+  const options &desc = c.desc, &bits = c.bits;
   const std::uint64_t rows = 140;  // at least as many as SMs (132 on an H100 or H200)
   for (bool split : {true, false}) {
     t.split_rows = split;
@@ -376,7 +374,6 @@ TEST_CASE(segments_split_route, false) {
     check_wide_positions<float>(rows, 65536, desc, 144, ~0ull, true);
     check_wide_positions<std::uint64_t>(rows, 30000, desc, 145, 0xFFFFFFull);
   }
-  t = saved;
 }
 
 /// The split route's kernels once, on small inputs (the compute-sanitizer
