@@ -165,24 +165,25 @@ def _sort_rows(fw, arr, to_user, axis, opts, out, return_indices, index_dtype):
     kind = key_kind_of(fw, arr.dtype)
     device = fw.device_of(arr)
     eng = opts.engine_for(device)
-    res = fw.empty(rows.shape, arr.dtype, device)
     work = rows.length > 1 or opts.begin_bit or opts.end_bit != -1
     if return_indices:
         idt = _index_dtype(index_dtype)
         as_fw = (lambda d: fw.index_dtype(d)) if hasattr(fw, "index_dtype") else (lambda d: np.dtype(d))
         if idt == np.int32 and rows.length > 2**31 - 1:
             raise ValueError(f"stable_radix: int32 indices cannot number rows of {rows.length}; use index_dtype=int64")
+        direct = _direct_outs(fw, arr, rows, out, (arr.dtype, as_fw(idt)), device)
+        res = direct[0] if direct else fw.empty(rows.shape, arr.dtype, device)
         if device is not None:
             # On the GPU an argsort writes the sorted rows as well, and the
             # positions in the asked width: one read of the input, no copy.
             src = rows.moved if fw.is_contiguous(rows.moved) else fw.contiguous(rows.moved)
-            idx = fw.empty(rows.shape, as_fw(idt), device)
+            idx = direct[1] if direct else fw.empty(rows.shape, as_fw(idt), device)
             if rows.size:
                 req = rows.request(_request("argsort", kind, rows.size, opts, eng))
                 req.keys, req.sorted_keys = fw.pointer(src), fw.pointer(res)
                 req.indices, req.index_bytes = fw.pointer(idx), idt.itemsize
                 _run(fw, device, req)
-            return _rows_out(fw, arr, to_user, rows, (res, idx), out, True, device)
+            return tuple(out) if direct else _rows_out(fw, arr, to_user, rows, (res, idx), out, True, device)
         if rows.size:
             fw.copy_(res, rows.moved)
         carried = np.dtype(np.int32) if rows.length <= 2**31 - 1 else np.dtype(np.int64)
@@ -193,14 +194,50 @@ def _sort_rows(fw, arr, to_user, axis, opts, out, return_indices, index_dtype):
             _run(fw, device, req)
         if carried != idt:
             idx = fw.astype(idx, as_fw(idt))
+        if direct:
+            fw.copy_(direct[1], idx)
+            return tuple(out)
         return _rows_out(fw, arr, to_user, rows, (res, idx), out, True, device)
-    if rows.size:
+    direct = _direct_outs(fw, arr, rows, out, (arr.dtype,), device, in_place=True)
+    res = direct[0] if direct else fw.empty(rows.shape, arr.dtype, device)
+    if rows.size and not (direct and fw.pointer(res) == fw.pointer(arr)):
         fw.copy_(res, rows.moved)
     if rows.size and work:
         req = rows.request(_request("keys", kind, rows.size, opts, eng))
         req.keys = fw.pointer(res)
         _run(fw, device, req)
-    return _rows_out(fw, arr, to_user, rows, (res,), out, False, device)
+    return out if direct else _rows_out(fw, arr, to_user, rows, (res,), out, False, device)
+
+
+def _direct_outs(fw, arr, rows, out, dtypes, device, in_place=False):
+    """The caller's outputs, checked, as arrays of the rows' shape that the
+    sort can write directly (no copy afterwards), or None where it cannot:
+    no `out`, a sort axis other than the last (the results are moved back),
+    or an output overlapping the input (`in_place`: an output that is the
+    input itself is direct, the keys then sorted where they are)."""
+    if out is None or rows.axis != rows.ndim - 1:
+        return None
+    outs = tuple(out) if len(dtypes) > 1 else (out,)
+    if len(outs) != len(dtypes):
+        raise ValueError("stable_radix: with return_indices, out must be a pair (values, indices)")
+    arrays = []
+    for o, dtype, what in zip(outs, dtypes, ("out[0]", "out[1]") if len(dtypes) > 1 else ("out",)):
+        o_arr = ingest(o)[1]
+        _check_out(fw, o_arr, tuple(arr.shape), dtype, device, what)
+        arrays.append(o_arr)
+    if rows.size:
+        if not fw.is_contiguous(arr):
+            return None
+        a, nbytes = fw.pointer(arr), rows.size * fw.itemsize(arr)
+        for o_arr in arrays:
+            p = fw.pointer(o_arr)
+            if (p == a and not in_place) or _overlap(p, a, max(nbytes, rows.size * fw.itemsize(o_arr))):
+                return None
+        if len(arrays) == 2 and (fw.pointer(arrays[0]) == fw.pointer(arrays[1]) or _overlap(
+                fw.pointer(arrays[0]), fw.pointer(arrays[1]),
+                rows.size * max(fw.itemsize(arrays[0]), fw.itemsize(arrays[1])))):
+            return None
+    return [o_arr.reshape(rows.shape) for o_arr in arrays]
 
 
 def _rows_out(fw, arr, to_user, rows, moved, out, return_indices, device):
@@ -434,11 +471,14 @@ def _argsort_rows(fw, arr, to_user, axis, idt, opts, out):
     eng = opts.engine_for(device)
     src = fw.contiguous(rows.moved)
     fw_idt = fw.index_dtype(idt) if hasattr(fw, "index_dtype") else idt
-    res = fw.empty(rows.shape, fw_idt, device)
+    direct = _direct_outs(fw, arr, rows, out, (fw_idt,), device)
+    res = direct[0] if direct else fw.empty(rows.shape, fw_idt, device)
     if rows.size:
         req = rows.request(_request("argsort", kind, rows.size, opts, eng))
         req.keys, req.indices, req.index_bytes = fw.pointer(src), fw.pointer(res), idt.itemsize
         _run(fw, device, req)
+    if direct:
+        return out
     result = rows.back(res)
     if out is None:
         return to_user(result)

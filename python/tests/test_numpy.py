@@ -406,6 +406,23 @@ def test_sort_along_axis_out_and_engines():
     oi = np.empty(a.shape, np.int64)
     sr.argsort(a, axis=0, out=oi)
     same_bits(oi, np.argsort(a, axis=0, kind="stable"))
+    # Along the last axis the outputs are written directly; outputs that are
+    # (or overlap) the input are still right.
+    v, i = np.full_like(a, -1), np.full(a.shape, -1, np.int64)
+    assert sr.sort(a, axis=-1, return_indices=True, out=(v, i)) == (v, i)
+    same_bits(v, np.sort(a, axis=1, kind="stable"))
+    same_bits(i, np.argsort(a, axis=1, kind="stable"))
+    oi32 = np.full(a.shape, -1, np.int32)
+    assert sr.argsort(a, axis=1, index_dtype=np.int32, out=oi32) is oi32
+    same_bits(oi32, np.argsort(a, axis=1, kind="stable").astype(np.int32))
+    c = a.copy()
+    v2 = np.empty_like(a)
+    sr.sort(c, axis=-1, return_indices=True, index_dtype=np.int32, out=(v2, c))  # indices over the input
+    same_bits(v2, np.sort(a, axis=1, kind="stable"))
+    same_bits(c, np.argsort(a, axis=1, kind="stable").astype(np.int32))
+    d = a.copy()
+    sr.argsort(d, axis=-1, index_dtype=np.int32, out=d)
+    same_bits(d, np.argsort(a, axis=1, kind="stable").astype(np.int32))
     # The CPU engine, and host arrays through the CUDA engine where there is one.
     # (Not 'opencl': on the H100 machine's image the package's OpenCL engine,
     # pocl there, crashes the process even on plain sorts; not yet understood.)

@@ -2,9 +2,10 @@
 src/cuda/onesweep/bin_map.cuh (the 256 coarse ranges by the top 8 bits of
 the ordered key, clipped to the span, sharing the fine bins by their keys)
 over rows of normally distributed f32 keys (torch.randn's), with the
-offset in a coarse range scaled by a power of two (as bin_map.cuh does) or
-by the range's exact width. A row crowds where a bin holds more than
-`most` keys (bin_sort_agent::most_in_bin, 16).
+offset in a coarse range scaled by the range's exact width (as bin_map.cuh
+does) or by the power of two above it (a shift instead of a multiply, which
+leaves up to half a range's bins empty). A row crowds where a bin holds
+more than bin_sort_agent::most_in_bin keys (32); the table also counts 16.
 
     python3 bench/cuda/experiments/bin_map_crowding.py [rows per shape]
 """
@@ -31,9 +32,13 @@ def fine_bins(o, bins, exact):
     wbits = np.array([int(w).bit_length() for w in width])
     pre = np.maximum(wbits - 24, 0).astype(np.uint64)
     rel = (o - start[c]) >> pre[c]
-    if exact:  # offset = rel * fine / (width + 1), by a 32.32 scale
-        scale = (fine.astype(np.uint64) << np.uint64(32)) // ((width >> pre) + np.uint64(1))
-        off = (rel * scale[c]) >> np.uint64(32)
+    if exact:  # offset = rel * fine / (w + 1), by a 32-bit scale and a shift, as bin_map.cuh
+        w = width >> pre
+        wb = np.array([int(x).bit_length() for x in w])
+        fb = np.array([int(f).bit_length() for f in fine])
+        shift = np.where(fine > 0, 31 + wb - fb, 0).astype(np.uint64)
+        scale = (fine.astype(np.uint64) << shift) // (w + np.uint64(1))
+        off = (rel * scale[c]) >> shift[c]
     else:  # offset = rel * fine / 2^bits(width)
         off = (rel * fine[c].astype(np.uint64)) >> (wbits.astype(np.uint64) - pre)[c]
     return base[c] + off.astype(np.int64)

@@ -20,14 +20,17 @@ template <class U>
 struct bin_map {
   static constexpr int coarse_bits = 8, coarse = 1 << coarse_bits;
   static constexpr int key_bits = 8 * int(sizeof(U));
-  /// Coarse range c: its part of the span begins at `start`; its `fine` bins
-  /// begin at `base`. A key's offset in the range, shifted right by `pre`
-  /// to at most 24 bits, times `fine`, shifted right by `post`, is its fine
-  /// bin (below `fine`: the offset is below 2^(pre + post)).
+  /// Coarse range c: its part of the span begins at `start`; its fine bins
+  /// begin at `base`. A key's offset in the range, shifted right by `pre` to
+  /// at most 24 bits, times `scale`, shifted right by `shift`, is its fine
+  /// bin: scale / 2^shift is the range's fine bins over its width, so every
+  /// fine bin is used and none takes twice its share (as scaling by the
+  /// power of two above the width would leave it).
   struct entry {
     U start;
-    std::uint16_t base, fine;
-    std::uint8_t pre, post;
+    std::uint32_t scale;
+    std::uint16_t base;
+    std::uint8_t pre, shift;
   };
   const entry* e;  ///< [coarse], shared memory
 
@@ -37,7 +40,8 @@ struct bin_map {
 
   __device__ __forceinline__ unsigned operator()(U ordered) const {
     const entry x = e[coarse_of(ordered)];
-    return x.base + unsigned((std::uint64_t(U(ordered - x.start) >> x.pre) * x.fine) >> x.post);
+    const unsigned offset = unsigned(U(ordered - x.start) >> x.pre);
+    return x.base + unsigned((std::uint64_t(offset) * x.scale) >> x.shift);
   }
 
   /// Thread c < 256 gives the keys of coarse range c (the others 0): fills
@@ -62,7 +66,13 @@ struct bin_map {
       const U width = keys_c > 0 ? U(end - start) : U(0);
       const int wbits = width ? 64 - __clzll((unsigned long long)width) : 0;
       const int pre = wbits > 24 ? wbits - 24 : 0;
-      out[c] = entry{start, std::uint16_t(base), std::uint16_t(fine), std::uint8_t(pre), std::uint8_t(wbits - pre)};
+      const unsigned w = unsigned(width >> pre);  // the offsets run over [0, w]
+      // scale = fine x 2^shift / (w + 1), with shift putting it in [2^30, 2^32): ample precision, a
+      // 32 x 32-bit product, and offset x scale < fine x 2^shift even rounded up by one (w (w + 1) is
+      // below 2^(30 + bits of w)), so no key passes its range's last bin.
+      const int shift = fine ? 31 + (w ? 32 - __clz(w) : 0) - (32 - __clz(fine)) : 0;
+      const unsigned scale = fine ? unsigned(ldexp(double(fine), shift) / (double(w) + 1.0)) : 0u;
+      out[c] = entry{start, scale, std::uint16_t(base), std::uint8_t(pre), std::uint8_t(shift)};
     }
     __syncthreads();
   }

@@ -46,9 +46,11 @@ struct bin_sort_agent {
   static_assert(words_per_thread >= 1 && words_per_thread * Threads == words, "each thread scans whole words");
   /// A key compares itself with every key of its bin: more than this many in
   /// one bin and the input goes to the caller's other sort. Keys spread
-  /// evenly over the span, two a bin on average, crowd one with a
-  /// probability of about 2 x 10^-6 a block (Poisson).
-  static constexpr unsigned most_in_bin = 16;
+  /// evenly (two a bin on average) practically never reach it; normal floats,
+  /// denser in the middle of each coarse range, reach about 20 in rows of
+  /// 16384 (bench/cuda/experiments/bin_map_crowding.py). Under 256: the
+  /// 8-bit counters hold it.
+  static constexpr unsigned most_in_bin = 32;
   static_assert(Capacity < 65536, "16-bit origins and bin starts");
   static constexpr int warps = Threads / 32;
 
