@@ -128,31 +128,50 @@ struct bin_sort_agent {
   }
 
   /// Keys and values into shared memory in input order; the ordered keys
-  /// into registers; the counters cleared; the span found.
+  /// into registers; the counters cleared; the span found. Every load is
+  /// issued before the first is used (a row costs one memory round trip, not
+  /// one a key): the keys into registers, 4- and 8-byte values by cp.async
+  /// (global to shared, no registers held), narrower values after the keys.
   __device__ __forceinline__ void stage(const block_sort_io<U, V>& io, int n, int tid, U (&ordered)[items], U& lo,
                                         U& hi) const {
+    if constexpr (has_values && (sizeof(V) == 4 || sizeof(V) == 8))
+      if (io.vin) {
+#pragma unroll
+        for (int j = 0; j < items; ++j) {
+          const int i = tid + j * Threads;
+          if (i < n) copy_async(values() + i, io.vin + i);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+      }
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const int i = tid + j * Threads;
+      if (i < n) ordered[j] = io.kin[i];
+    }
+    if constexpr (has_values && sizeof(V) < 4)
+      if (io.vin) {
+        V v[items];
+#pragma unroll
+        for (int j = 0; j < items; ++j)
+          if (tid + j * Threads < n) v[j] = io.vin[tid + j * Threads];
+#pragma unroll
+        for (int j = 0; j < items; ++j)
+          if (tid + j * Threads < n) values()[tid + j * Threads] = v[j];
+      }
+    for (int w = tid; w < words; w += Threads) counters()[w] = 0u;
+    if (tid < bin_map<U>::coarse) s.coarse[tid] = 0u;
     lo = U(~U(0));
     hi = U(0);
 #pragma unroll
     for (int j = 0; j < items; ++j) {
       const int i = tid + j * Threads;
       if (i < n) {
-        const U k = io.kin[i];
-        keys()[i] = k;
-        ordered[j] = U(codec(k) & range_mask);
+        keys()[i] = ordered[j];
+        ordered[j] = U(codec(ordered[j]) & range_mask);
         lo = ordered[j] < lo ? ordered[j] : lo;
         hi = ordered[j] > hi ? ordered[j] : hi;
       }
     }
-    if constexpr (has_values)
-      if (io.vin)
-#pragma unroll
-        for (int j = 0; j < items; ++j) {
-          const int i = tid + j * Threads;
-          if (i < n) values()[i] = io.vin[i];
-        }
-    for (int w = tid; w < words; w += Threads) counters()[w] = 0u;
-    if (tid < bin_map<U>::coarse) s.coarse[tid] = 0u;
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) {
       const U l = shuffle_xor(lo, o), h = shuffle_xor(hi, o);
@@ -160,12 +179,20 @@ struct bin_sort_agent {
       hi = h > hi ? h : hi;
     }
     if ((tid & 31) == 0) s.lo[tid / 32] = lo, s.hi[tid / 32] = hi;
+    if constexpr (has_values && (sizeof(V) == 4 || sizeof(V) == 8))
+      if (io.vin) asm volatile("cp.async.wait_all;\n" ::: "memory");  // the barrier below publishes them
     __syncthreads();
 #pragma unroll
     for (int w = 0; w < warps; ++w) {
       lo = s.lo[w] < lo ? s.lo[w] : lo;
       hi = s.hi[w] > hi ? s.hi[w] : hi;
     }
+  }
+
+  /// One 4- or 8-byte value from global to shared memory without registers.
+  __device__ __forceinline__ static void copy_async(V* to, const V* from) {
+    const unsigned d = unsigned(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(from), "n"(int(sizeof(V))) : "memory");
   }
 
   __device__ __forceinline__ static U shuffle_xor(U x, int o) {
