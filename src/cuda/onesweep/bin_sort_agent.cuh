@@ -104,34 +104,52 @@ struct bin_sort_agent {
     count = (word >> shift) & 255u;
   }
 
-  /// Sorts io's n keys (n <= Capacity) and returns true, or returns false
-  /// having written nothing where some bin is too full. Every thread of the
-  /// block calls it and gets the same answer; the caller syncs the block
-  /// before the shared memory is used again.
-  __device__ bool process(const block_sort_io<U, V>& io) {
+  /// Issues the loads of io's keys into `keys` (a block's first input; the
+  /// later ones process() loads while it writes the one before).
+  __device__ __forceinline__ void load_keys(const block_sort_io<U, V>& io, U (&keys)[items]) const {
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const int i = int(threadIdx.x) + j * Threads;
+      if (i < io.n) keys[j] = io.kin[i];
+    }
+  }
+
+  /// Sorts io's n keys (n <= Capacity; loaded into `keys` by load_keys or by
+  /// the previous call) and returns true, or returns false having written
+  /// nothing where some bin is too full. Once `keys` is free it loads
+  /// next's keys into it (next.n = 0: none), so that a block's next input
+  /// arrives while this one is written. Every thread of the block calls it
+  /// and gets the same answer; the caller syncs the block before the shared
+  /// memory is used again.
+  __device__ bool process(const block_sort_io<U, V>& io, U (&keys)[items], const block_sort_io<U, V>& next) {
     const int n = io.n, tid = int(threadIdx.x);
-    U ordered[items];
+    U (&ordered)[items] = keys;  // the raw keys become ordered ones in stage
     U lo, hi;
     stage(io, n, tid, ordered, lo, hi);
     if (lo == hi) {  // one key, maybe repeated: the input order is the sorted one
+      load_keys(next, keys);
       write_in_input_order(io, n, tid);
       return true;
     }
     const bin_map<U> map = map_bins(n, tid, ordered, lo, hi);
     unsigned arrival[(items + 3) / 4];
-    if (__syncthreads_or(!count(n, tid, ordered, map, arrival))) return false;
+    if (__syncthreads_or(!count(n, tid, ordered, map, arrival))) {
+      load_keys(next, keys);
+      return false;
+    }
     scan_counters(tid);
     place(n, tid, ordered, map, arrival);
     __syncthreads();
+    load_keys(next, keys);
     finish(io, n, tid, map);
     return true;
   }
 
-  /// Keys and values into shared memory in input order; the ordered keys
-  /// into registers; the counters cleared; the span found. Every load is
-  /// issued before the first is used (a row costs one memory round trip, not
-  /// one a key): the keys into registers, 4- and 8-byte values by cp.async
-  /// (global to shared, no registers held), narrower values after the keys.
+  /// Keys (in `ordered` as loaded, raw) and values into shared memory in
+  /// input order; the ordered keys into registers; the counters cleared; the
+  /// span found. The values' loads are all issued before the first is used:
+  /// 4- and 8-byte values by cp.async (global to shared, no registers held),
+  /// narrower ones through registers.
   __device__ __forceinline__ void stage(const block_sort_io<U, V>& io, int n, int tid, U (&ordered)[items], U& lo,
                                         U& hi) const {
     if constexpr (has_values && (sizeof(V) == 4 || sizeof(V) == 8))
@@ -143,11 +161,6 @@ struct bin_sort_agent {
         }
         asm volatile("cp.async.commit_group;\n" ::: "memory");
       }
-#pragma unroll
-    for (int j = 0; j < items; ++j) {
-      const int i = tid + j * Threads;
-      if (i < n) ordered[j] = io.kin[i];
-    }
     if constexpr (has_values && sizeof(V) < 4)
       if (io.vin) {
         V v[items];

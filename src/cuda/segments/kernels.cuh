@@ -312,31 +312,45 @@ __global__ void __launch_bounds__(Threads, block_sort_agent<U, V>::max_threads /
 
 /// Uniform rows of a few thousand keys (onesweep_tuning::bin_sort_min and up):
 /// each block sorts one row at a time by counting its keys into bins of
-/// their span (bin_sort_agent: one step instead of a pass a digit); three
-/// blocks an SM for the 256-thread shapes (80 registers, no spills). A row
+/// their span (bin_sort_agent: one step instead of a pass a digit), loading
+/// its next row's keys while it writes the row before. Blocks an SM: five
+/// for rows of up to 1024 keys (48 registers; a short row's barriers leave
+/// an SM idle unless many blocks take turns), three for the larger
+/// 256-thread shapes (80 registers, no spills). A row
 /// with a crowded bin is left as it was and appended to the list of rows for
 /// another route: its id to `crowded`, or where that is null (rows the long
 /// route takes) its bounds to `crowded_ranges`.
 template <class U, class V, int Threads, int Capacity, int BinBits>
-__global__ void __launch_bounds__(Threads, Threads == 256 ? 3 : 1)
+__global__ void __launch_bounds__(Threads, Threads == 256 ? (Capacity <= 1024 ? 5 : 3) : 1)
     bin_sort_segments_kernel(const onesweep_params<U, V> base, const segment_reader r, std::uint32_t* crowded,
                              segment_range* crowded_ranges, unsigned* crowded_count) {
   using agent = bin_sort_agent<U, V, Threads, Capacity, BinBits>;
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ typename agent::storage st;
-  for (std::uint64_t i = blockIdx.x; i < r.count; i += gridDim.x) {
-    const std::uint64_t b = r.begin(i), len = r.begin(i + 1) - b;
+  const auto row = [&](std::uint64_t i) {  // row i's inputs and outputs (n = 0 past the last row)
+    if (i >= r.count) return block_sort_io<U, V>{};
+    const std::uint64_t b = r.begin(i);
     onesweep_params<U, V> p = base;
     p.keys = base.keys + b;
     if (base.sorted_keys) p.sorted_keys = base.sorted_keys + b;
     if constexpr (!std::is_same_v<V, no_value>) p.values = base.values + b;
-    p.n = len;
+    p.n = r.begin(i + 1) - b;
+    return block_sort_io<U, V>::whole(p);
+  };
+  agent a{base.codec, base.range_mask, smem, st};
+  U keys[agent::items];  // the next input's keys, loaded ahead
+  block_sort_io<U, V> io = row(blockIdx.x);
+  a.load_keys(io, keys);
+  for (std::uint64_t i = blockIdx.x; i < r.count; i += gridDim.x) {
+    const block_sort_io<U, V> next = row(i + gridDim.x);
     __syncthreads();  // the previous row is done with the shared memory
-    if (!agent{p.codec, p.range_mask, smem, st}.process(block_sort_io<U, V>::whole(p)) && threadIdx.x == 0) {
+    if (!a.process(io, keys, next) && threadIdx.x == 0) {
       const unsigned at = atomicAdd(crowded_count, 1u);
+      const std::uint64_t b = r.begin(i);
       if (crowded) crowded[at] = std::uint32_t(i);
-      else crowded_ranges[at] = segment_range{b, b + len};
+      else crowded_ranges[at] = segment_range{b, b + std::uint64_t(io.n)};
     }
+    io = next;
   }
 }
 
@@ -456,7 +470,8 @@ __device__ __forceinline__ block_sort_io<U, P> split_bucket_io(const split_param
   return io;
 }
 
-/// The split route's buckets: the bin sort, one bucket a block at a time; a
+/// The split route's buckets: the bin sort, one bucket a block at a time (the
+/// next bucket's keys loaded while the one before is written); a
 /// bucket with a crowded bin is left to split_crowded_kernel (its segment id
 /// appended to `crowded`).
 template <class U, class P>
@@ -468,14 +483,28 @@ __global__ void __launch_bounds__(segment_tiers::split_bucket_threads, std::is_s
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ typename agent::storage st;
   const std::uint64_t total = p.rows * p.stride;
-  for (std::uint64_t s = blockIdx.x; s < total; s += gridDim.x) {
-    const unsigned b = unsigned(s % p.stride);
-    if (b >= p.row[s / p.stride].buckets) continue;  // past the row's buckets (or a row left to the long route)
-    const std::uint64_t first = p.offsets[s], n = p.offsets[s + 1] - first;
-    if (n == 0) continue;
+  // This block's buckets from s on: past a row's buckets (or a row left to the long route) and empty ones skipped.
+  const auto bucket_from = [&](std::uint64_t s) {
+    for (; s < total; s += gridDim.x)
+      if (unsigned(s % p.stride) < p.row[s / p.stride].buckets && p.offsets[s + 1] > p.offsets[s]) break;
+    return s;
+  };
+  const auto bucket = [&](std::uint64_t s) {  // (n = 0 past the last)
+    if (s >= total) return block_sort_io<U, P>{};
+    return split_bucket_io(p, out, p.offsets[s], int(p.offsets[s + 1] - p.offsets[s]));
+  };
+  agent a{p.codec, p.range_mask, smem, st};
+  U keys[agent::items];  // the next input's keys, loaded ahead
+  std::uint64_t s = bucket_from(blockIdx.x);
+  block_sort_io<U, P> io = bucket(s);
+  a.load_keys(io, keys);
+  while (s < total) {
+    const std::uint64_t s_next = bucket_from(s + gridDim.x);
+    const block_sort_io<U, P> next = bucket(s_next);
     __syncthreads();  // the previous bucket is done with the shared memory
-    if (!agent{p.codec, p.range_mask, smem, st}.process(split_bucket_io(p, out, first, int(n))) && threadIdx.x == 0)
-      crowded[atomicAdd(crowded_count, 1u)] = std::uint32_t(s);
+    if (!a.process(io, keys, next) && threadIdx.x == 0) crowded[atomicAdd(crowded_count, 1u)] = std::uint32_t(s);
+    s = s_next;
+    io = next;
   }
 }
 
