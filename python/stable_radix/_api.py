@@ -228,16 +228,19 @@ def _direct_outs(fw, arr, rows, out, dtypes, device, in_place=False):
     if rows.size:
         if not fw.is_contiguous(arr):
             return None
-        a, nbytes = fw.pointer(arr), rows.size * fw.itemsize(arr)
-        for o_arr in arrays:
-            p = fw.pointer(o_arr)
-            if (p == a and not in_place) or _overlap(p, a, max(nbytes, rows.size * fw.itemsize(o_arr))):
+        spans = [(fw.pointer(x), rows.size * fw.itemsize(x)) for x in [arr] + arrays]
+        a = spans[0][0]
+        for k, (p, nbytes) in enumerate(spans[1:]):
+            if _spans_overlap(p, nbytes, *spans[0]) and not (in_place and p == a and nbytes == spans[0][1]):
                 return None
-        if len(arrays) == 2 and (fw.pointer(arrays[0]) == fw.pointer(arrays[1]) or _overlap(
-                fw.pointer(arrays[0]), fw.pointer(arrays[1]),
-                rows.size * max(fw.itemsize(arrays[0]), fw.itemsize(arrays[1])))):
-            return None
+            if any(_spans_overlap(p, nbytes, *other) for other in spans[k + 2:]):
+                return None
     return [o_arr.reshape(rows.shape) for o_arr in arrays]
+
+
+def _spans_overlap(a, a_bytes, b, b_bytes):
+    """Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte."""
+    return a < b + b_bytes and b < a + a_bytes
 
 
 def _rows_out(fw, arr, to_user, rows, moved, out, return_indices, device):

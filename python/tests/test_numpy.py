@@ -423,6 +423,20 @@ def test_sort_along_axis_out_and_engines():
     d = a.copy()
     sr.argsort(d, axis=-1, index_dtype=np.int32, out=d)
     same_bits(d, np.argsort(a, axis=1, kind="stable").astype(np.int32))
+    # Outputs next to the input in one buffer are written directly (only a
+    # shared byte makes the sort go through a copy).
+    from stable_radix import _api
+    buf = np.zeros(3 * a.size, np.int32)
+    src, v3 = buf[:a.size].reshape(a.shape), buf[a.size:2 * a.size].reshape(a.shape)
+    src[...] = a
+    i3 = np.full(a.shape, -1, np.int64)
+    fw, arr, _ = _api.ingest(src)
+    direct = _api._direct_outs(fw, arr, _api._Rows(fw, arr, 1), (v3, i3), (arr.dtype, np.dtype(np.int64)), None)
+    assert direct is not None
+    assert not _api._spans_overlap(0, 8, 8, 8) and _api._spans_overlap(0, 9, 8, 8)
+    sr.sort(src, axis=-1, return_indices=True, out=(v3, i3))
+    same_bits(v3, np.sort(a, axis=1, kind="stable"))
+    same_bits(i3, np.argsort(a, axis=1, kind="stable"))
     # The CPU engine, and host arrays through the CUDA engine where there is one.
     # (Not 'opencl': on the H100 machine's image the package's OpenCL engine,
     # pocl there, crashes the process even on plain sorts; not yet understood.)
