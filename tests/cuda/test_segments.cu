@@ -344,8 +344,9 @@ TEST_CASE(segments_bin_route, true) {
   }
 }
 
-/// The split route (uniform rows of 4- and 8-byte keys above 16384 keys, at
-/// least as many rows as SMs): rows either side of a tile boundary and of
+/// The split route (uniform rows of 4- and 8-byte keys above 16384 keys, and
+/// above 8192 where the bin sort's shape does not fit a block, at least as
+/// many rows as SMs): rows either side of a tile boundary and of
 /// whole tiles; random keys (floats with NaNs of every payload, both zeros);
 /// few unique keys and all keys equal (rows left to the long route); a narrow
 /// range with runs of about 40 equal keys (crowded buckets: the block sort); a
@@ -373,6 +374,15 @@ TEST_CASE(segments_split_route, false) {
     check_wide_positions<float>(rows, 262144 / 8, {}, 143);
     check_wide_positions<float>(rows, 65536, desc, 144, ~0ull, true);
     check_wide_positions<std::uint64_t>(rows, 30000, desc, 145, 0xFFFFFFull);
+    // rows of 8193-16384 whose bin sort shape a block does not hold
+    check_batch<std::uint32_t, std::uint32_t>(std::vector<std::uint64_t>(rows, 16384), true, {}, 146,
+                                              "u32/u32 rows of 16384" + w);
+    check_batch<std::uint64_t>(std::vector<std::uint64_t>(rows, 8193), true, desc, 147,
+                               "u64 rows of 8193 descending" + w);
+    check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(rows, 12000), true, {}, 148,
+                                      "f32/u64 rows of 12000" + w);
+    check_batch<double, std::uint64_t>(std::vector<std::uint64_t>(rows, 16384), true, bits, 149,
+                                       "f64/u64 rows of 16384, bits [3, 19)" + w);
   }
 }
 
@@ -384,6 +394,8 @@ TEST_CASE(segments_split_small, true) {
   check_batch<std::uint32_t>(std::vector<std::uint64_t>(140, 18000), true, {}, 151, "u32 rows of 18000, runs", 511);
   check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(140, 16400), true, desc, 152, "f32/u64 rows of 16400");
   check_wide_positions<float>(140, 20000, {}, 153, ~0ull, true);
+  check_batch<std::uint32_t, std::uint32_t>(std::vector<std::uint64_t>(140, 9000), true, desc, 154,
+                                            "u32/u32 rows of 9000 descending");
 }
 
 TEST_CASE(segments_graph_capture, true) {

@@ -62,6 +62,17 @@ decltype(auto) with_bin_shape(std::uint64_t L, F&& f) {
   return f.template operator()<512, 16384, 13>();
 }
 
+/// Whether a block's shared memory on this device holds the bin route's
+/// shape for rows of L <= bin_longest keys (and their values, for pairs).
+template <class U, class V>
+bool bin_shape_fits(sort_mode mode, std::uint64_t L) {
+  const std::size_t bytes = with_bin_shape(L, [&]<int Threads, int Capacity, int BinBits>() {
+    using agent = bin_sort_agent<U, V, Threads, Capacity, BinBits>;
+    return agent::smem_bytes(mode == sort_mode::pairs) + sizeof(typename agent::storage);
+  });
+  return bytes <= current_device_limits().shared_optin;
+}
+
 /// Whether uniform rows of L keys take the bin route (launch_bin_route).
 template <class U, class V>
 bool use_bin_route(sort_mode mode, std::uint64_t L, const onesweep_tuning& t) {
@@ -70,11 +81,7 @@ bool use_bin_route(sort_mode mode, std::uint64_t L, const onesweep_tuning& t) {
     return false;
   } else {
     if (!t.bin_sort || L < std::max<std::uint64_t>(t.bin_sort_min, 2) || L > T::bin_longest) return false;
-    const std::size_t bytes = with_bin_shape(L, [&]<int Threads, int Capacity, int BinBits>() {
-      using agent = bin_sort_agent<U, V, Threads, Capacity, BinBits>;
-      return agent::smem_bytes(mode == sort_mode::pairs) + sizeof(typename agent::storage);
-    });
-    return bytes <= current_device_limits().shared_optin;
+    return bin_shape_fits<U, V>(mode, L);
   }
 }
 
@@ -85,9 +92,12 @@ using split_payload_t = std::conditional_t<std::is_same_v<V, no_value>, no_value
 
 /// Whether uniform rows take the split route (split_agent.cuh): 4- and 8-byte
 /// keys alone, with 4- or 8-byte values, or argsort into 4- or 8-byte
-/// positions; rows above the bin route's longest up to split_longest, at
-/// least as many as SMs (fewer: Onesweep a row); the kernels' shared memory
-/// on this device.
+/// positions; rows above the bin route's longest up to split_longest, and
+/// rows above the long route's shortest (segment_tiers::large_tile: the
+/// split route moves keys through its alternates) whose bin route shape a
+/// block's shared memory does not hold (8-byte keys, pairs); at least as
+/// many rows as SMs (fewer: Onesweep a row); the kernels' shared memory on
+/// this device.
 template <class U, class V>
 bool use_split_route(sort_mode mode, const segments& segs, const onesweep_tuning& t) {
   using T = segment_tiers;
@@ -98,7 +108,8 @@ bool use_split_route(sort_mode mode, const segments& segs, const onesweep_tuning
     return false;
   } else {
     if (!t.split_rows || segs.layout != segment_layout::uniform) return false;
-    if (segs.length <= T::bin_longest || segs.length > T::split_longest || segs.count < sm_count()) return false;
+    if (segs.length <= T::large_tile || segs.length > T::split_longest || segs.count < sm_count()) return false;
+    if (segs.length <= T::bin_longest && bin_shape_fits<U, V>(mode, segs.length)) return false;
     if (keys_alone != (mode == sort_mode::keys)) return false;
     const auto fits = [&]<class P>() {
       using agent = split_agent<U, P, T::split_threads, T::split_items>;

@@ -10,7 +10,9 @@
 //                                   memory (a row with a crowded bin: the
 //                                   route of its length, after)
 //   uniform rows of 4- and 8-byte keys above bin_longest, up to
-//   segment_tiers::split_longest  : the split route: one stable MSD step into
+//   segment_tiers::split_longest, and above large_tile where a block
+//   does not hold the bin sort's shape (8-byte keys, pairs)
+//                                 : the split route: one stable MSD step into
 //                                   buckets of at most 4095 keys chosen from
 //                                   the row's own distribution, then the bin
 //                                   sort a bucket (a row whose keys crowd:
@@ -86,7 +88,8 @@ struct segment_tiers {
   static constexpr std::uint64_t bin_longest = 16384;
   static constexpr bool bin_sort_keys(std::size_t key_bytes) { return key_bytes >= 4; }
   /// Uniform rows of 4- or 8-byte keys longer than bin_longest, up to
-  /// split_longest, at least as many as SMs (onesweep_tuning::split_rows;
+  /// split_longest (and longer than large_tile where a block's shared memory
+  /// does not hold the bin sort's shape), at least as many as SMs (onesweep_tuning::split_rows;
   /// RADIX_CUDA_SPLIT_ROWS=0: none): the split route (split_agent.cuh). One
   /// stable MSD step cuts each row into buckets of fewer than
   /// split_bucket_keys keys by the row's own key distribution, then the bin
