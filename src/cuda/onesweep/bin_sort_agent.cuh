@@ -8,6 +8,8 @@
 // so the sort is stable for every key type, pairs and argsort.
 //
 // A block's story:
+//   load     the keys into registers (for a block's later inputs, while
+//            it writes the one before: see process)
 //   stage    every key and value into shared memory in input order; the
 //            ordered keys' smallest and largest (the span)
 //   map      the keys counted by their top 8 bits; the bins shared out

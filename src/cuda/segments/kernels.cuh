@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(Threads, Threads == 256 ? (Capacity <= 1024 ? 
     return block_sort_io<U, V>::whole(p);
   };
   agent a{base.codec, base.range_mask, smem, st};
-  U keys[agent::items];  // the next input's keys, loaded ahead
+  U keys[agent::items];  // the input's keys, loaded while the block wrote the one before
   block_sort_io<U, V> io = row(blockIdx.x);
   a.load_keys(io, keys);
   for (std::uint64_t i = blockIdx.x; i < r.count; i += gridDim.x) {
@@ -494,7 +494,7 @@ __global__ void __launch_bounds__(segment_tiers::split_bucket_threads, std::is_s
     return split_bucket_io(p, out, p.offsets[s], int(p.offsets[s + 1] - p.offsets[s]));
   };
   agent a{p.codec, p.range_mask, smem, st};
-  U keys[agent::items];  // the next input's keys, loaded ahead
+  U keys[agent::items];  // the input's keys, loaded while the block wrote the one before
   std::uint64_t s = bucket_from(blockIdx.x);
   block_sort_io<U, P> io = bucket(s);
   a.load_keys(io, keys);
