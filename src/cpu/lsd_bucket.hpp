@@ -3,6 +3,7 @@
 // insertion sort when tiny) and its write to the final place.
 #pragma once
 #include "lsd_sorter.hpp"
+#include "sorting_network.hpp"
 
 namespace radix::cpu {
 namespace lsd_detail {
@@ -219,11 +220,31 @@ inline void sorter<U, V>::bucket_worker::pass_in_cache(const U* ks, U* kd, const
   }
 }
 
-/// Stable insertion sort of a tiny bucket from A into F.
+/// Stable sort of a tiny bucket from A into F (F may be A): keys of up to 32
+/// bits and up to 32 of them by a sorting network, others by insertion.
 template <class U, class V>
 inline void sorter<U, V>::bucket_worker::tiny(const U* ka, const V* va, U* kf, V* vf, std::uint64_t m) {
   const codec_t c = s.job_.codec;
   const U mask = s.range_mask_;
+  if constexpr (sizeof(U) <= 4) {
+    if (m <= 32) {
+      U kk[32];
+      V vv[32];
+      std::uint64_t w[32];
+      for (unsigned i = 0; i < unsigned(m); ++i) {
+        kk[i] = ka[i];
+        w[i] = network::pack(U(c(kk[i]) & mask), i);
+        if constexpr (has_value) vv[i] = va[i];
+      }
+      network::sort_packed(w, unsigned(m));
+      for (unsigned i = 0; i < unsigned(m); ++i) {
+        const unsigned from = network::position_of(w[i]);
+        if (kf) kf[i] = kk[from];
+        if constexpr (has_value) vf[i] = vv[from];
+      }
+      return;
+    }
+  }
   U kk[64];
   V vv[64];
   U oo[64];

@@ -1,0 +1,77 @@
+// The CPU engine's sorting network for tiny segments (src/cpu/sorting_network.hpp),
+// against its readable twin, std::stable_sort of the positions by key: every
+// length 0..32, keys of 8, 16 and 32 bits, random, few unique, all equal,
+// sorted and reversed, from a printed seed. The network is also checked as a
+// plain sort of words (sort_words against std::sort) for each padded size.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "cpu/sorting_network.hpp"
+#include "radix_test.hpp"
+
+namespace {
+
+using rt::case_seed;
+using rt::hex;
+using rt::rng;
+
+/// The twin: positions 0..m stably sorted by key.
+template <class O>
+std::vector<unsigned> twin(const std::vector<O>& keys) {
+  std::vector<unsigned> p(keys.size());
+  std::iota(p.begin(), p.end(), 0u);
+  std::stable_sort(p.begin(), p.end(), [&](unsigned a, unsigned b) { return keys[a] < keys[b]; });
+  return p;
+}
+
+template <class O>
+void check_all_lengths(const char* type) {
+  const std::uint64_t seed = case_seed(std::string("sorting network ") + type);
+  rng r(seed);
+  for (unsigned m = 0; m <= 32; ++m)
+    for (int shape = 0; shape < 5; ++shape)
+      for (int rep = 0; rep < 20; ++rep) {
+        std::vector<O> keys(m);
+        for (unsigned i = 0; i < m; ++i) {
+          const O x = O(r());
+          keys[i] = shape == 0 ? x : shape == 1 ? O(x % 3) : shape == 2 ? O(7) : shape == 3 ? O(i) : O(m - i);
+        }
+        std::uint64_t w[32];
+        for (unsigned i = 0; i < 32; ++i) w[i] = i < m ? radix::cpu::network::pack(keys[i], i) : r();  // junk past m
+        radix::cpu::network::sort_packed(w, m);
+        const std::vector<unsigned> want = twin(keys);
+        for (unsigned i = 0; i < m; ++i)
+          ASSERT_EQ(radix::cpu::network::position_of(w[i]), want[i])
+              << type << " m=" << m << " shape=" << shape << " rep=" << rep << " at " << i << " seed=" << hex(seed);
+      }
+}
+
+TEST(sorting_network, stable_u8) { check_all_lengths<std::uint8_t>("u8"); }
+TEST(sorting_network, stable_u16) { check_all_lengths<std::uint16_t>("u16"); }
+TEST(sorting_network, stable_u32) { check_all_lengths<std::uint32_t>("u32"); }
+
+template <int N>
+void check_words(rng& r, std::uint64_t seed) {
+  for (int rep = 0; rep < 200; ++rep) {
+    std::uint64_t w[N];
+    for (auto& x : w) x = rep % 2 ? r() : r() % 5;
+    std::vector<std::uint64_t> want(w, w + N);
+    std::sort(want.begin(), want.end());
+    radix::cpu::network::sort_words<N>(w);
+    for (int i = 0; i < N; ++i) ASSERT_EQ(w[i], want[i]) << "N=" << N << " rep=" << rep << " seed=" << hex(seed);
+  }
+}
+
+TEST(sorting_network, sort_words) {
+  const std::uint64_t seed = case_seed("sorting network words");
+  rng r(seed);
+  check_words<8>(r, seed);
+  check_words<16>(r, seed);
+  check_words<32>(r, seed);
+}
+
+}  // namespace
