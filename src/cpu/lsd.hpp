@@ -64,7 +64,7 @@ struct lsd_policy {
   int max_msd_bits = 12;           ///< widest MSD digit
   int fine_msd_bits = 16;          ///< skewed inputs: fine MSD window mapped onto buckets (0 = off)
   int bucket_digit_bits = 11;      ///< digit width of the in-cache passes
-  std::uint64_t tiny_bucket = 48;  ///< buckets up to this size: insertion sort
+  std::uint64_t tiny_bucket = 48;  ///< buckets up to this size: the tiny sort (a network, or insertion)
 };
 std::ostream& operator<<(std::ostream&, const lsd_policy&);
 const lsd_policy& default_policy();

@@ -220,52 +220,50 @@ inline void sorter<U, V>::bucket_worker::pass_in_cache(const U* ks, U* kd, const
   }
 }
 
-/// Stable sort of a tiny bucket from A into F (F may be A): keys of up to 32
-/// bits and up to 32 of them by a sorting network, others by insertion.
+/// Stable sort of a tiny bucket (m <= 64: tiny_bucket's and the segments'
+/// bound) from A into F (F may be A): keys of up to 4 bytes by a sorting
+/// network, wider ones by insertion.
 template <class U, class V>
 inline void sorter<U, V>::bucket_worker::tiny(const U* ka, const V* va, U* kf, V* vf, std::uint64_t m) {
+  static_assert(network::most_keys == 64, "tiny() takes up to 64 keys");
   const codec_t c = s.job_.codec;
   const U mask = s.range_mask_;
-  if constexpr (sizeof(U) <= 4) {
-    if (m <= 32) {
-      U kk[32];
-      V vv[32];
-      std::uint64_t w[32];
-      for (unsigned i = 0; i < unsigned(m); ++i) {
-        kk[i] = ka[i];
-        w[i] = network::pack(U(c(kk[i]) & mask), i);
-        if constexpr (has_value) vv[i] = va[i];
-      }
-      network::sort_packed(w, unsigned(m));
-      for (unsigned i = 0; i < unsigned(m); ++i) {
-        const unsigned from = network::position_of(w[i]);
-        if (kf) kf[i] = kk[from];
-        if constexpr (has_value) vf[i] = vv[from];
-      }
-      return;
-    }
-  }
   U kk[64];
   V vv[64];
-  U oo[64];
-  for (std::uint64_t i = 0; i < m; ++i) {
-    const U k = ka[i];
-    const U o = U(c(k) & mask);
-    V v{};
-    if constexpr (has_value) v = va[i];
-    std::uint64_t j = i;
-    while (j > 0 && oo[j - 1] > o) {
-      kk[j] = kk[j - 1];
-      oo[j] = oo[j - 1];
-      if constexpr (has_value) vv[j] = vv[j - 1];
-      --j;
+  if constexpr (sizeof(U) <= 4) {
+    std::uint64_t w[64];
+    for (unsigned i = 0; i < unsigned(m); ++i) {
+      kk[i] = ka[i];
+      w[i] = network::pack(U(c(kk[i]) & mask), i);
+      if constexpr (has_value) vv[i] = va[i];
     }
-    kk[j] = k;
-    oo[j] = o;
-    if constexpr (has_value) vv[j] = v;
+    network::sort_packed(w, unsigned(m));
+    for (unsigned i = 0; i < unsigned(m); ++i) {
+      const unsigned from = network::position_of(w[i]);
+      if (kf) kf[i] = kk[from];
+      if constexpr (has_value) vf[i] = vv[from];
+    }
+  } else {
+    U oo[64];
+    for (std::uint64_t i = 0; i < m; ++i) {
+      const U k = ka[i];
+      const U o = U(c(k) & mask);
+      V v{};
+      if constexpr (has_value) v = va[i];
+      std::uint64_t j = i;
+      while (j > 0 && oo[j - 1] > o) {
+        kk[j] = kk[j - 1];
+        oo[j] = oo[j - 1];
+        if constexpr (has_value) vv[j] = vv[j - 1];
+        --j;
+      }
+      kk[j] = k;
+      oo[j] = o;
+      if constexpr (has_value) vv[j] = v;
+    }
+    if (kf) std::memcpy(kf, kk, std::size_t(m) * sizeof(U));
+    if constexpr (has_value) std::memcpy(vf, vv, std::size_t(m) * sizeof(V));
   }
-  if (kf) std::memcpy(kf, kk, std::size_t(m) * sizeof(U));
-  if constexpr (has_value) std::memcpy(vf, vv, std::size_t(m) * sizeof(V));
 }
 
 }  // namespace lsd_detail

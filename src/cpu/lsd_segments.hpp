@@ -3,21 +3,25 @@
 // all threads, one after another; the others are dealt out to the threads in
 // chunks of about equal element counts, and each is sorted by one thread in
 // its cache by the hybrid route's bucket sort (the shortest in place by its
-// insertion sort; the rest read from scratch and written home).
+// tiny sort: a sorting network, or insertion for 8-byte keys; the rest read
+// from scratch and written home).
 #pragma once
 #include <atomic>
 
 #include "lsd_sorter.hpp"
 #include "radix/core/segments.hpp"
+#include "sorting_network.hpp"
 
 namespace radix::cpu {
 namespace lsd_detail {
 
 /// Why these sizes.
 struct segment_constants {
-  /// Up to this length a stable insertion sort in place (the bucket sort's
-  /// tiny()) beats copying the segment into scratch and counting digits.
-  static constexpr std::uint64_t insertion_max = 32;
+  /// Up to this length the bucket sort's tiny() in place (a sorting network
+  /// for keys of up to 4 bytes, insertion for wider ones) beats copying the
+  /// segment into scratch and counting digits.
+  template <class U>
+  static constexpr std::uint64_t tiny_max = sizeof(U) <= 4 ? network::most_keys : 32;
   /// Chunks per thread: enough that a thread finishing early takes more work.
   static constexpr unsigned chunks_per_thread = 16;
   /// A segment of at least this many elements, and of more than a chunk,
@@ -31,7 +35,7 @@ inline void sorter<U, V>::segment_worker::sort(std::uint64_t off, std::uint64_t 
   V* vf = nullptr;
   if constexpr (has_value) vf = j.values + off;
   U* kf = j.keys_readonly ? nullptr : j.keys + off;
-  if (m <= segment_constants::insertion_max) {
+  if (m <= segment_constants::tiny_max<U>) {
     // In place: tiny() reads the whole segment before it writes.
     if constexpr (has_value)
       if (j.pay == payload::index)

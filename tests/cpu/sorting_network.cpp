@@ -1,6 +1,6 @@
 // The CPU engine's sorting network for tiny segments (src/cpu/sorting_network.hpp),
 // against its readable twin, std::stable_sort of the positions by key: every
-// length 0..32, keys of 8, 16 and 32 bits, random, few unique, all equal,
+// length 0..64, keys of 8, 16 and 32 bits, random, few unique, all equal,
 // sorted and reversed, from a printed seed. The network is also checked as a
 // plain sort of words (sort_words against std::sort) for each padded size.
 #include <gtest/gtest.h>
@@ -32,7 +32,7 @@ template <class O>
 void check_all_lengths(const char* type) {
   const std::uint64_t seed = case_seed(std::string("sorting network ") + type);
   rng r(seed);
-  for (unsigned m = 0; m <= 32; ++m)
+  for (unsigned m = 0; m <= radix::cpu::network::most_keys; ++m)
     for (int shape = 0; shape < 5; ++shape)
       for (int rep = 0; rep < 20; ++rep) {
         std::vector<O> keys(m);
@@ -40,8 +40,9 @@ void check_all_lengths(const char* type) {
           const O x = O(r());
           keys[i] = shape == 0 ? x : shape == 1 ? O(x % 3) : shape == 2 ? O(7) : shape == 3 ? O(i) : O(m - i);
         }
-        std::uint64_t w[32];
-        for (unsigned i = 0; i < 32; ++i) w[i] = i < m ? radix::cpu::network::pack(keys[i], i) : r();  // junk past m
+        std::uint64_t w[radix::cpu::network::most_keys];
+        for (unsigned i = 0; i < radix::cpu::network::most_keys; ++i)
+          w[i] = i < m ? radix::cpu::network::pack(keys[i], i) : r();  // junk past m
         radix::cpu::network::sort_packed(w, m);
         const std::vector<unsigned> want = twin(keys);
         for (unsigned i = 0; i < m; ++i)
@@ -72,6 +73,7 @@ TEST(sorting_network, sort_words) {
   check_words<8>(r, seed);
   check_words<16>(r, seed);
   check_words<32>(r, seed);
+  check_words<64>(r, seed);
 }
 
 }  // namespace
