@@ -1,6 +1,6 @@
 // CPU LSD sort, hybrid route, per bucket: sorter<U, V>::bucket_worker, one
-// thread's in-cache LSD sort of a bucket (split once more when too big,
-// insertion sort when tiny) and its write to the final place.
+// thread's in-cache LSD sort of a bucket (split once more when too big, a
+// sorting network or insertion when tiny) and its write to the final place.
 #pragma once
 #include "lsd_sorter.hpp"
 #include "sorting_network.hpp"
