@@ -13,7 +13,7 @@ namespace radix::cpu::network {
 /// The comparators of Batcher's odd-even merge sort of N words, in order.
 template <int N>
 struct comparators {
-  static constexpr int most = 560;  ///< 543 for 64 words
+  static constexpr int most = 640;  ///< 543 for 64 words, rounded up to whole chunks
   int count = 0;
   unsigned char lo[most] = {}, hi[most] = {};
 };
@@ -33,20 +33,30 @@ constexpr comparators<N> make_comparators() {
   return c;
 }
 
-/// Sorts w[0..N) ascending; every comparator unrolled (constant indices keep
-/// the words in registers, and the compiler emits conditional moves).
-template <int N>
-inline void sort_words(std::uint64_t* w) {
+/// Comparators [First, First + chunk) of the network for N words (the
+/// unused ones past its count compile to nothing).
+template <int N, int First, int... I>
+inline void run_comparators(std::uint64_t* w, std::integer_sequence<int, I...>) {
   static constexpr comparators<N> c = make_comparators<N>();
-  static_assert(c.count <= comparators<N>::most);
   const auto exchange = [](std::uint64_t& a, std::uint64_t& b) {
     const std::uint64_t x = a < b ? a : b, y = a < b ? b : a;
     a = x;
     b = y;
   };
-  [&]<int... I>(std::integer_sequence<int, I...>) {
-    ((I < c.count ? exchange(w[c.lo[I]], w[c.hi[I]]) : void()), ...);
-  }(std::make_integer_sequence<int, comparators<N>::most>{});
+  ((First + I < c.count ? exchange(w[c.lo[First + I]], w[c.hi[First + I]]) : void()), ...);
+}
+
+/// Sorts w[0..N) ascending; every comparator unrolled (constant indices keep
+/// the words in registers, and the compiler emits conditional moves), in
+/// chunks of 128 (a fold expression of more nests too deep for Clang).
+template <int N>
+inline void sort_words(std::uint64_t* w) {
+  static_assert(make_comparators<N>().count <= comparators<N>::most);
+  constexpr int chunk = 128;
+  static_assert(comparators<N>::most % chunk == 0);
+  [&]<int... K>(std::integer_sequence<int, K...>) {
+    (run_comparators<N, K * chunk>(w, std::make_integer_sequence<int, chunk>{}), ...);
+  }(std::make_integer_sequence<int, comparators<N>::most / chunk>{});
 }
 
 /// Key and position in one word: equal keys order by position.
