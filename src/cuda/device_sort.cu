@@ -73,6 +73,7 @@ onesweep_tuning& tuning_override() {
     if (const char* b = core::env::get("RADIX_CUDA_BIN_SORT_MIN")) d.bin_sort_min = std::uint32_t(std::strtoul(b, nullptr, 10));
     const char* split = core::env::get("RADIX_CUDA_SPLIT_ROWS");
     d.split_rows = !(split && split[0] == '0');
+    if (const char* m = core::env::get("RADIX_CUDA_SEGMENT_SWEEP_MIN")) d.segment_sweep_min = std::strtoull(m, nullptr, 10);
     return d;
   }();
   return t;

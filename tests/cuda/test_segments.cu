@@ -398,6 +398,61 @@ TEST_CASE(segments_split_small, true) {
                                             "u32/u32 rows of 9000 descending");
 }
 
+/// Offsets whose lengths fall mostly between sweep_min and n / SMs: n of
+/// lengths drawn log-uniformly from [lo, hi), with short and empty
+/// segments between.
+std::vector<std::uint64_t> sweep_lengths(std::uint64_t n, std::uint64_t lo, std::uint64_t hi, std::uint64_t seed) {
+  std::vector<std::uint64_t> l;
+  std::uint64_t at = 0;
+  for (int i = 0; at < n; ++i) {
+    const double u = double(splitmix(seed) >> 11) * 0x1.0p-53;
+    std::uint64_t len = std::uint64_t(double(lo) * std::pow(double(hi) / double(lo), u));
+    if (i % 7 == 3) len = splitmix(seed) % 3000;  // the other routes between
+    if (i % 11 == 5) len = 0;
+    l.push_back(len);
+    at += len;
+  }
+  return l;
+}
+
+/// The sweep route (segments of offsets from segment_sweep_min keys up to
+/// n / SMs, 4- and 8-byte keys, Onesweep's passes over all of them): random
+/// keys (floats with NaNs of every payload and both zeros), few unique ones
+/// (whole tiles), descending, a bit range, 64-bit offsets; keys of 8 random
+/// bits (one pass runs: the result comes home from the alternates), 16 (two
+/// of four) and none (every pass skipped: argsort's identity); and with the
+/// route off (the long route).
+TEST_CASE(segments_sweep_route, false) {
+  route_case c;
+  auto& t = c.tuning;
+  const options &desc = c.desc, &bits = c.bits;
+  // about 140 x 100000 keys: segments up to 100000 stay below n / SMs (132 on an H100)
+  const auto l = sweep_lengths(14'000'000, 16385, 100000, 7);
+  for (bool sweep : {true, false}) {
+    t.segment_sweep_min = sweep ? c.saved.segment_sweep_min : 0;
+    const std::string w = sweep ? " (sweep route)" : " (no sweep route)";
+    check_batch<std::uint32_t>(l, false, {}, 161, "u32" + w);
+    check_batch<float>(l, false, desc, 162, "f32 descending" + w);
+    check_batch<std::uint64_t, std::uint64_t, std::uint64_t>(l, false, {}, 163, "u64/u64 64-bit offsets" + w);
+    check_batch<double, std::uint32_t>(l, false, bits, 164, "f64/u32 bits [3, 19)" + w);
+    check_batch<std::int32_t>(l, false, desc, 165, "i32 descending, few unique" + w);
+    check_batch<std::uint32_t>(l, false, {}, 166, "u32, 8 random bits" + w, 0xFF);
+    check_batch<std::uint32_t>(l, false, desc, 167, "u32, 16 random bits, descending" + w, 0xFFFF);
+    check_batch<float, std::uint64_t>(l, false, {}, 168, "f32/u64, all equal" + w, 0);
+  }
+}
+
+/// The sweep route's kernels once, on small inputs (the compute-sanitizer
+/// set): the route lowered to segments of 8193 keys and more.
+TEST_CASE(segments_sweep_small, true) {
+  route_case c;
+  c.tuning.segment_sweep_min = 8193;
+  const auto l = sweep_lengths(1'600'000, 8193, 12000, 8);
+  check_batch<std::uint32_t>(l, false, {}, 171, "u32 offsets, sweep from 8193");
+  check_batch<double, std::uint64_t, std::uint64_t>(l, false, c.desc, 172, "f64/u64 descending, sweep from 8193");
+  check_batch<std::uint32_t>(l, false, {}, 173, "u32, 8 random bits, sweep from 8193", 0xFF);
+}
+
 TEST_CASE(segments_graph_capture, true) {
   cudaStream_t s;
   CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -432,7 +487,7 @@ TEST_CASE(segments_graph_capture, true) {
     CU(cudaGraphExecDestroy(ge));
     CU(cudaGraphDestroy(g));
   }
-  // offsets with long segments: under capture they take the long route (no read-back)
+  // offsets with long segments: under capture none is huge (no read-back): the long route and the sweep route
   {
     std::vector<std::uint32_t> off{0, 10000, 10003, 60000};
     const std::uint64_t n = off.back();

@@ -69,9 +69,36 @@ enum class scatter_forms : std::uint8_t {
   floats,  ///< biased and canonical, picked per pass from the histogram's finding (control::canon_used)
 };
 
+/// Where a tile of a pass lies, as a tile source (below) finds it.
+struct tile_place {
+  std::uint64_t base;    ///< its first key
+  std::uint64_t origin;  ///< the first key of the array it belongs to (an argsort's indices count from it)
+  int valid;             ///< its keys
+  unsigned index;        ///< its number in that array (tile 0 knows its digits' starts; the look-back stops there)
+  unsigned group;        ///< which array (whose digit starts it takes)
+};
+
+/// Tile source of a plain sort: one array, tile i at i x Tile, the global
+/// digit starts from the histogram kernel. (The segmented sort has another,
+/// segments/sweep.cuh: many arrays, each with its own starts.)
+struct whole_input_tiles {
+  template <class P>
+  __device__ __forceinline__ unsigned count(const P& p) const { return p.num_tiles; }
+  template <int Tile, class P>
+  __device__ __forceinline__ tile_place locate(const P& p, unsigned i) const {
+    const std::uint64_t base = std::uint64_t(i) * Tile;
+    return {base, 0, p.n - base < std::uint64_t(Tile) ? int(p.n - base) : Tile, i, 0};
+  }
+  template <class P>
+  __device__ __forceinline__ unsigned long long digit_start(const P& p, std::uint64_t, unsigned, int bin) const {
+    return p.ctl->offsets[bin];
+  }
+};
+
 /// Shape: a type whose `value` is the scatter_shape (policy.hpp); Forms:
-/// the tile code it holds (process()).
-template <class U, class V, class Shape, scatter_forms Forms = scatter_forms::floats>
+/// the tile code it holds (process()); Tiles: where the tiles lie
+/// (whole_input_tiles, or the segmented sort's).
+template <class U, class V, class Shape, scatter_forms Forms = scatter_forms::floats, class Tiles = whole_input_tiles>
 struct scatter_agent {
   static constexpr scatter_shape S = Shape::value;
   static constexpr int Threads = S.threads, Items = S.items, LookbackBatch = S.lookback_batch;
@@ -135,6 +162,7 @@ struct scatter_agent {
   int shift_bits, digit_bits, bin_offset;
   unsigned char* smem;
   unsigned known_tail = 0;  ///< thread 0: the ring's tail as last seen (ring::wait_for_slot)
+  Tiles tiles{};
 
   __device__ __forceinline__ storage& st() const { return *reinterpret_cast<storage*>(smem); }
   __device__ __forceinline__ U* tile_keys() const { return reinterpret_cast<U*>(smem + keys_offset); }
@@ -198,7 +226,8 @@ struct scatter_agent {
     if (e < 0) return;
     const int k = ctl->eff_passes;
     const auto buf = pass_buffers<U, V>::pick(p, e, k, has_values && ctl->msd);
-    const unsigned first_seq = unsigned(e) * p.num_tiles;
+    const unsigned num_tiles = tiles.count(p);
+    const unsigned first_seq = unsigned(e) * num_tiles;
     storage& s = st();
     if (threadIdx.x == helper) {
       s.seq[0] = atomicAdd(&ctl->ticket[e], 1u);
@@ -216,7 +245,7 @@ struct scatter_agent {
       __syncwarp();
       __syncthreads();  // also ends the previous tile's use of shared memory
       const unsigned tile_idx = s.seq[it & 1];
-      if (tile_idx >= p.num_tiles) return;
+      if (tile_idx >= num_tiles) return;
       // a copy of the tile's code for passes that read half-width keys, so
       // that the other passes run the code they ran before (registers)
       if (narrow_src())
@@ -234,8 +263,10 @@ struct scatter_agent {
   /// Where a tile lies and which part of it this thread's warp holds.
   struct tile_span {
     unsigned seq;         ///< the tile's number in the whole sort (its ring slot)
-    unsigned index;       ///< the tile's number in this pass
+    unsigned index;       ///< the tile's number in its array (tile_place::index)
+    unsigned group;       ///< its array (tile_place::group)
     std::uint64_t base;   ///< its first key
+    std::uint64_t origin; ///< its array's first key
     int valid;            ///< its keys (tile, but for the last)
     int warp_base;        ///< the warp's first key in the tile
     __device__ __forceinline__ bool full() const { return valid == tile; }
@@ -260,7 +291,7 @@ struct scatter_agent {
     const tile_span t = span_of(seq, tile_idx);
     tile_regs r;
     load_keys<NarrowSrc>(buf, t, r);
-    if constexpr (prefetch) load_values_striped(buf.vsrc, t.base, t.warp_base, t.valid, r.vals);
+    if constexpr (prefetch) load_values_striped(buf.vsrc, value_base(buf, t), t.warp_base, t.valid, r.vals);
     __syncthreads();  // counters cleared
     const unsigned count = rank_and_stage<Form>(buf, t, r);  // publishes the tile's counts on the way
     look_back(t, count);
@@ -290,13 +321,22 @@ struct scatter_agent {
   }
 
   __device__ __forceinline__ tile_span span_of(unsigned seq, unsigned tile_idx) const {
+    const tile_place at = tiles.template locate<tile>(p, tile_idx);
     tile_span t;
     t.seq = seq;
-    t.index = tile_idx;
-    t.base = std::uint64_t(tile_idx) * tile;
-    t.valid = p.n - t.base < std::uint64_t(tile) ? int(p.n - t.base) : tile;
+    t.index = at.index;
+    t.group = at.group;
+    t.base = at.base;
+    t.origin = at.origin;
+    t.valid = at.valid;
     t.warp_base = int(threadIdx.x / 32) * warp_tile;
     return t;
+  }
+
+  /// Where the tile's values start in their source, or (argsort, no source)
+  /// the index of its first key in its array.
+  __device__ __forceinline__ static std::uint64_t value_base(const pass_buffers<U, V>& buf, const tile_span& t) {
+    return buf.vsrc ? t.base : t.base - t.origin;
   }
 
   /// Load: the warp's keys, warp-striped, through shared memory (cp.async).
@@ -316,7 +356,7 @@ struct scatter_agent {
   __device__ __forceinline__ void publish(const tile_span& t, unsigned d, unsigned c) const {
     unsigned long long* slot = ring::slot(p.ring, t.seq, p.ring_cfg);
     if (t.index == 0)
-      ring::publish(slot, t.seq, d, ring::flag_prefix, p.ctl->offsets[bin_offset + d] + c, p.ring_cfg);
+      ring::publish(slot, t.seq, d, ring::flag_prefix, tiles.digit_start(p, t.origin, t.group, bin_offset + d) + c, p.ring_cfg);
     else
       ring::publish(slot, t.seq, d, ring::flag_aggregate, c, p.ring_cfg);
   }
@@ -433,7 +473,7 @@ struct scatter_agent {
     } else if constexpr (prefetch) {
       tile_values()[place] = r.vals[i];
     } else if constexpr (has_values) {
-      tile_values()[place] = source_value(buf.vsrc, t.base + t.warp_base + i * 32 + lane_id());
+      tile_values()[place] = source_value(buf.vsrc, value_base(buf, t) + t.warp_base + i * 32 + lane_id());
     }
   }
 
@@ -446,7 +486,7 @@ struct scatter_agent {
     if (int(d) < (1 << digit_bits)) {
       unsigned long long start;
       if (t.index == 0) {
-        start = p.ctl->offsets[bin_offset + d];
+        start = tiles.digit_start(p, t.origin, t.group, bin_offset + d);
       } else {
         start = ring::look_back<LookbackBatch>(p.ring, t.seq, t.index, d, p.ring_cfg);
         ring::publish(ring::slot(p.ring, t.seq, p.ring_cfg), t.seq, d, ring::flag_prefix, start + count, p.ring_cfg);
@@ -534,7 +574,7 @@ struct scatter_agent {
 #pragma unroll
       for (int b = 0; b < half; ++b) {
         const int j = t.warp_base + (h + b) * 32 + int(lane_id());
-        if (h + b < Items && (Full || j < t.valid)) vals[b] = Load ? ld_nc(vsrc + t.base + j) : index_value<V>(t.base + j);
+        if (h + b < Items && (Full || j < t.valid)) vals[b] = Load ? ld_nc(vsrc + t.base + j) : index_value<V>(t.base - t.origin + j);
         else vals[b] = V{};
       }
 #pragma unroll
@@ -562,7 +602,7 @@ struct scatter_agent {
     if constexpr (late) {
       scatter_pass<Form, scatter_keys>(buf, t, dig4);
       V vals[Items];
-      load_values_striped(buf.vsrc, t.base, t.warp_base, t.valid, vals);
+      load_values_striped(buf.vsrc, value_base(buf, t), t.warp_base, t.valid, vals);
       __syncthreads();  // every key is out of the shared buffer
       if (t.full()) stage_values<true>(t, r, vals);
       else stage_values<false>(t, r, vals);

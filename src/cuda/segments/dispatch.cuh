@@ -26,6 +26,10 @@ struct segmented_workspace {
   /// look-back words, crowded buckets and rows left to the long route.
   int split_rows = -1, split_maps = -1, split_table = -1, split_offsets = -1, split_status = -1, split_crowded = -1,
       split_left = -1;
+  /// The sweep route's segments, their first tiles, the tile table, the
+  /// digit counters, its own control words, Onesweep's control and ring.
+  int sweep_list = -1, sweep_first = -1, sweep_table = -1, sweep_starts = -1, sweep_control = -1, sweep_onesweep = -1,
+      sweep_ring = -1;
 };
 
 /// SMs of the current device (the long and huge routes' split).
@@ -123,6 +127,43 @@ bool use_split_route(sort_mode mode, const segments& segs, const onesweep_tuning
   }
 }
 
+/// Segments of offsets longer than this take the sweep route (0: none).
+inline std::uint64_t sweep_min_of(const onesweep_tuning& t) {
+  return t.segment_sweep_min == 0 ? 0 : std::max<std::uint64_t>(t.segment_sweep_min, segment_tiers::large_tile);
+}
+
+/// The most segments the sweep route can list, and the most tiles they hold.
+template <class U, class V>
+std::uint64_t sweep_list_max(std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
+  return std::min<std::uint64_t>(segs.count, n / (sweep_min_of(t) + 1));
+}
+template <class U, class V>
+std::uint64_t sweep_tiles_max(std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
+  return n / std::uint64_t(sweep_shape<U, V>::value.tile()) + sweep_list_max<U, V>(n, segs, t);
+}
+
+/// Whether segments given by offsets longer than sweep_min_of(t) take the
+/// sweep route (sweep.cuh): 4- and 8-byte keys alone, with 4- or 8-byte
+/// values, or argsort into 4- or 8-byte positions; where the device holds
+/// the scatter kernel's shared memory and the ring's tickets do not wrap.
+template <class U, class V>
+constexpr bool sweep_compiled = (sizeof(U) == 4 || sizeof(U) == 8) &&
+                                (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t> ||
+                                 std::is_same_v<V, std::uint64_t>);
+template <class U, class V>
+bool use_sweep_route(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
+  constexpr bool keys_alone = std::is_same_v<V, no_value>;
+  if constexpr (!sweep_compiled<U, V>) {
+    return false;
+  } else {
+    if (segs.layout != segment_layout::offsets || sweep_min_of(t) == 0 || n <= sweep_min_of(t)) return false;
+    if (keys_alone != (mode == sort_mode::keys)) return false;
+    using agent = scatter_agent<U, V, sweep_shape<U, V>, scatter_forms::floats, segment_tiles>;
+    if (agent::smem_bytes > current_device_limits().shared_optin) return false;
+    return sweep_tiles_max<U, V>(n, segs, t) * sizeof(U) < (std::uint64_t(1) << 31);  // tickets of 8-bit digits' passes
+  }
+}
+
 template <class U, class V>
 bool segmented_splits_rows(sort_mode mode, const segments& segs, const onesweep_tuning& t) {
   if constexpr (!onesweep_compiled<U, V>()) return false;
@@ -159,6 +200,18 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
     w.split_status = w.layout.add("split look-back", tiles * buckets * sizeof(unsigned));
     w.split_crowded = w.layout.add("split crowded buckets", count * buckets * sizeof(std::uint32_t));
     w.split_left = w.layout.add("split rows left", count * sizeof(segment_range));
+  }
+  if (use_sweep_route<U, V>(mode, n, segs, t)) {
+    const std::uint64_t most = sweep_list_max<U, V>(n, segs, t);
+    w.sweep_list = w.layout.add("sweep segments", most * sizeof(segment_range));
+    w.sweep_first = w.layout.add("sweep first tiles", most * sizeof(std::uint32_t));
+    w.sweep_table = w.layout.add("sweep tiles", sweep_tiles_max<U, V>(n, segs, t) * sizeof(sweep_tile));
+    // (the most bins of any digit width: 8-bit digits, 256 a key byte)
+    w.sweep_starts = w.layout.add("sweep digit counters", most * sizeof(U) * radix_size * sizeof(std::uint32_t));
+    w.sweep_control = w.layout.add("sweep control", sizeof(sweep_control));
+    w.sweep_onesweep = w.layout.add("sweep onesweep control", sizeof(control));
+    w.sweep_ring = w.layout.add("sweep look-back ring",
+                                (std::uint64_t(1) << t.ring.log2) * radix_size * sizeof(unsigned long long));
   }
   const bool long_route = uniform ? segs.length > T::large_tile : n > T::large_tile;
   if (!long_route) return w;
@@ -407,6 +460,73 @@ void launch_split_route(const segmented_job<U, V>& job, const segment_params<U, 
   }
 }
 
+/// The sweep route (sweep.cuh) over the listed segments, whose number only
+/// the device knows (at most `most`): no host synchronisation. `op` carries
+/// the job's buffers and the long route's alternates.
+template <class U, class V>
+void launch_sweep_route(onesweep_params<U, V> op, const pass_list& passes, const segment_range* list,
+                        const unsigned* list_count, std::uint64_t most, const segmented_workspace& w,
+                        std::byte* const* at, const onesweep_tuning& t, cudaStream_t s) {
+  if constexpr (sweep_compiled<U, V>) {
+    using shape = sweep_shape<U, V>;
+    constexpr int tile = shape::value.tile();
+    const std::uint64_t tiles_most = (op.n + tile - 1) / tile + most;
+    const unsigned sms = sm_count();
+    sweep_params<U> sp;
+    sp.keys = op.keys;
+    sp.list = list;
+    sp.list_count = list_count;
+    sp.first_tile = reinterpret_cast<std::uint32_t*>(at[w.sweep_first]);
+    sp.table = reinterpret_cast<sweep_tile*>(at[w.sweep_table]);
+    sp.starts = reinterpret_cast<std::uint32_t*>(at[w.sweep_starts]);
+    sp.sc = reinterpret_cast<sweep_control*>(at[w.sweep_control]);
+    sp.ctl = reinterpret_cast<control*>(at[w.sweep_onesweep]);
+    sp.passes = passes;
+    sp.codec = op.codec;
+    RADIX_CUDA_CHECK(cudaMemsetAsync(sp.sc, 0, sizeof(sweep_control), s));
+    RADIX_CUDA_CHECK(cudaMemsetAsync(sp.ctl, 0, sizeof(control), s));
+    RADIX_CUDA_CHECK(cudaMemsetAsync(at[w.sweep_ring], 0,
+                                     (std::uint64_t(1) << t.ring.log2) * radix_size * sizeof(unsigned long long), s));
+    const unsigned per_segment = unsigned(std::min<std::uint64_t>(most, 8ull * sms));
+    sweep_layout_kernel<U, tile><<<1, 1024, 0, s>>>(sp);
+    RADIX_CUDA_CHECK_LAUNCH("radix sweep_layout_kernel");
+    sweep_table_kernel<U, tile><<<per_segment, 256, 0, s>>>(sp);
+    RADIX_CUDA_CHECK_LAUNCH("radix sweep_table_kernel");
+    constexpr int count_threads = 512;
+    const unsigned per_tile = unsigned(std::min<std::uint64_t>(tiles_most, 4ull * sms));
+    sweep_count_kernel<U, count_threads><<<per_tile, count_threads, 0, s>>>(sp);
+    RADIX_CUDA_CHECK_LAUNCH("radix sweep_count_kernel");
+    sweep_scan_kernel<U><<<per_segment, radix_size, 0, s>>>(sp);
+    RADIX_CUDA_CHECK_LAUNCH("radix sweep_scan_kernel");
+    sweep_plan_kernel<U><<<1, 1, 0, s>>>(sp);
+    RADIX_CUDA_CHECK_LAUNCH("radix sweep_plan_kernel");
+
+    op.ctl = sp.ctl;
+    op.ring = reinterpret_cast<unsigned long long*>(at[w.sweep_ring]);
+    op.ring_cfg = t.ring;
+    op.whole_tiles = t.whole_tiles;
+    segment_tiles tiles;
+    tiles.table = sp.table;
+    tiles.starts = sp.starts;
+    tiles.stride = unsigned(passes.total_bins);
+    tiles.sc = sp.sc;
+    using agent = scatter_agent<U, V, shape, scatter_forms::floats, segment_tiles>;
+    const bool pdl = t.pdl && current_device_limits().pdl();
+    const auto passes_of = [&]<scatter_forms F>() {
+      constexpr auto kernel = sweep_scatter_kernel<U, V, F>;
+      const unsigned grid =
+          unsigned(std::min<std::uint64_t>(tiles_most, resident_blocks<kernel, shape::value.threads, agent::smem_bytes>()));
+      for (int ps = 0; ps < passes.count; ++ps)
+        launch_dependent(pdl, kernel, grid, shape::value.threads, agent::smem_bytes, s, op, tiles, ps,
+                         int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
+    };
+    if (op.codec.linear()) passes_of.template operator()<scatter_forms::linear>();
+    else passes_of.template operator()<scatter_forms::floats>();
+    launch_dependent(pdl, sweep_finish_kernel<U, V>, unsigned(std::min<std::uint64_t>(tiles_most, 8ull * sms)), 256, 0,
+                     s, op, tiles);
+  }
+}
+
 /// The warp route over a list (or every segment): warps of one block share
 /// its shared memory, a slice each, up to four warps (or 48 KiB) a block so
 /// that an SM can hold several blocks.
@@ -592,6 +712,13 @@ void segmented_sort(const segmented_job<U, V>& job) {
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
     bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
     bins.huge_min = captured ? 0xFFFFFFFFull : huge_min(n);
+    // (the sweep's tickets, for the passes planned, must not wrap)
+    const bool sweep = w.sweep_list >= 0 &&
+                       sweep_tiles_max<U, V>(n, segs, t) * std::uint64_t(passes.count) < (std::uint64_t(1) << 31);
+    if (sweep) {
+      bins.sweep = reinterpret_cast<segment_range*>(at[w.sweep_list]);
+      bins.sweep_min = sweep_min_of(t);
+    }
     // (a grid that fills any current GPU; the loops stride over the rest)
     const std::uint64_t bin_blocks = std::min<std::uint64_t>((r.count + 255) / 256, 4096);
     bin_segments_kernel<<<unsigned(bin_blocks), 256, 0, s>>>(r, bins);
@@ -622,6 +749,15 @@ void segmented_sort(const segmented_job<U, V>& job) {
     if (n <= T::large_tile) return;  // no segment can be longer
     launch_long_route<U, V>(sp, passes, r, bins.longer, counts + long_count, counts + long_ticket, key_alt0, key_alt1,
                             value_alt, std::min(r.count, n / (T::large_tile + 1)), s);
+    if (sweep) {
+      onesweep_params<U, V> swept = op;
+      swept.n = n;
+      swept.key_alt[0] = key_alt0;
+      swept.key_alt[1] = key_alt1;
+      swept.value_alt = value_alt;
+      launch_sweep_route<U, V>(swept, passes, bins.sweep, counts + sweep_count, sweep_list_max<U, V>(n, segs, t), w,
+                               at.data(), t, s);
+    }
     if (captured) return;
 
     // The huge segments: their bounds come back to the host to size Onesweep.

@@ -12,6 +12,7 @@
 #include "../onesweep/single_tile_agent.cuh"
 #include "block_lsd_agent.cuh"
 #include "split_agent.cuh"
+#include "sweep.cuh"
 #include "warp_lsd_agent.cuh"
 #include "segments.hpp"
 
@@ -38,7 +39,8 @@ enum block_list : int { small_list, mid_list, mid_sort_list, large_list, large_s
 /// segment_bins::counts: the length of each block list, then these.
 constexpr int long_count = block_lists, huge_count = block_lists + 1, long_ticket = block_lists + 2,
               warp_count = block_lists + 3, crowded_count = block_lists + 4, split_ticket = block_lists + 5,
-              split_crowded_count = block_lists + 6, split_left_count = block_lists + 7, bin_counters = block_lists + 8;
+              split_crowded_count = block_lists + 6, split_left_count = block_lists + 7, sweep_count = block_lists + 8,
+              bin_counters = block_lists + 9;
 
 /// What the binning kernel fills: the short segments (one warp each), the
 /// block-sized ones of each list, the long ones (one block each, in global
@@ -48,7 +50,9 @@ struct segment_bins {
   std::uint32_t* warp = nullptr;     ///< segment ids of length in (tiny, warp_max]
   std::uint64_t warp_max = 0;        ///< 0: no warp route
   std::uint32_t* block[block_lists] = {};  ///< segment ids of length above warp_max (or tiny), by block_list
-  segment_range* longer = nullptr;   ///< bounds of the segments in (large tile, huge_min]
+  segment_range* longer = nullptr;   ///< bounds of the segments in (large tile, huge_min], but the sweep's
+  segment_range* sweep = nullptr;    ///< bounds of the segments in (sweep_min, huge_min] (nullptr: no sweep route)
+  std::uint64_t sweep_min = 0;
   segment_range* huge = nullptr;     ///< bounds of the segments above huge_min
   std::uint64_t huge_min = 0;
 };
@@ -71,8 +75,9 @@ static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_
                   : len <= T::large_tile ? (len >= T::large_sort_min ? large_sort_list : large_list)
                                          : block_lists;
     if (c < block_lists) bins.block[c][atomicAdd(&bins.counts[c], 1u)] = std::uint32_t(s);
-    else if (len <= bins.huge_min) bins.longer[atomicAdd(&bins.counts[long_count], 1u)] = segment_range{b, e};
-    else bins.huge[atomicAdd(&bins.counts[huge_count], 1u)] = segment_range{b, e};
+    else if (len > bins.huge_min) bins.huge[atomicAdd(&bins.counts[huge_count], 1u)] = segment_range{b, e};
+    else if (bins.sweep && len > bins.sweep_min) bins.sweep[atomicAdd(&bins.counts[sweep_count], 1u)] = segment_range{b, e};
+    else bins.longer[atomicAdd(&bins.counts[long_count], 1u)] = segment_range{b, e};
   }
 }
 

@@ -23,6 +23,11 @@
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
 //                                   (both with the block sort above 12 keys a thread)
 //   long                          : one block, LSD in global memory, tile by tile
+//   offsets, 4- and 8-byte keys, from onesweep_tuning::segment_sweep_min
+//                                 : the sweep route: Onesweep's passes over the
+//                                   tiles of all of them at once, each
+//                                   segment's digits started on their own
+//                                   (sweep.cuh)
 //   huge                          : Onesweep on the segment alone (all the GPU)
 // A segment is huge when one block would hold up the rest: uniform
 // segments when there are fewer than SMs, offsets when longer than n / SMs.
@@ -30,8 +35,9 @@
 // With offsets, one kernel bins the segments on the device (lists of each
 // route) and nothing waits for the host, except the huge ones: their bounds
 // are read back (one stream synchronisation) to size the Onesweep launches.
-// Under graph capture there is no read-back: huge segments take the long
-// route (correct, slower).
+// Under graph capture there is no read-back: huge segments take the sweep
+// route (or, where it is off or their keys are not 4 or 8 bytes, the long
+// route: correct, slower).
 #pragma once
 #include <cstddef>
 #include <cstdint>

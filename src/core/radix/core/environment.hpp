@@ -38,6 +38,7 @@ inline constexpr variable variables[] = {
     {"RADIX_CUDA_BIN_SORT", "0: the segmented sort's uniform rows of 4- and 8-byte keys never take the bin sort (keys counted into bins of their span, then ranked within a bin; for A/B measurements)"},
     {"RADIX_CUDA_BIN_SORT_MIN", "keys: the shortest uniform row of the segmented sort that takes the bin sort (default 513; for A/B measurements)"},
     {"RADIX_CUDA_SPLIT_ROWS", "0: the segmented sort's uniform rows of 4- or 8-byte keys never take the split route (rows of 16385 to 522240 keys, and rows of 8193 to 16384 that the bin sort's shared memory does not hold) (one MSD step into buckets chosen from each row's keys, then the bin sort a bucket; for A/B measurements)"},
+    {"RADIX_CUDA_SEGMENT_SWEEP_MIN", "keys: segments given by offsets longer than this (default 16384, at least 8192) take the sweep route of the segmented sort, Onesweep's passes over all of them at once, instead of one block each (0: never; for A/B measurements)"},
     {"RADIX_CUDA_SHARED_LIMIT", "bytes: the CUDA engine acts as if a block could have at most this much shared memory (tests of the fallbacks for GPUs with less than an H100)"},
     {"RADIX_CUDA_NO_PIN", "set: host spans are staged through pinned buffers instead of being pinned in place"},
     {"RADIX_TUNING_CACHE", "the file `radix calibrate` writes and the CUDA engine reads (default under XDG_CACHE_HOME or HOME)"},

@@ -61,9 +61,10 @@ struct engine_caps {
 /// aligned_total().
 class workspace_layout {
  public:
-  /// The most any request carves: 13, the CUDA segmented sort of offsets
-  /// with every route (its lists, alternates and an Onesweep workspace).
-  static constexpr int max_slices = 16;
+  /// The most any request carves: 20, the CUDA segmented sort of offsets
+  /// with every route (its lists, the sweep route's tables, the alternates
+  /// and an Onesweep workspace).
+  static constexpr int max_slices = 24;
 
   /// `alignment`: a power of two. 64 (a cache line) keeps host threads off
   /// each other's slices; device memory uses 256, the allocation granule of
