@@ -67,30 +67,35 @@ namespace radix::cuda_detail {
 enum class scatter_forms : std::uint8_t {
   linear,  ///< integer keys: one XOR
   floats,  ///< biased and canonical, picked per pass from the histogram's finding (control::canon_used)
+  /// canonical alone (floats whose codec canonicalises): the segmented
+  /// sweep's tiles, whose kernel holding both forms spilled (680 bytes a
+  /// thread for 32-bit keys with 4-byte values, at 80 registers)
+  canonical,
 };
 
 /// Where a tile of a pass lies, as a tile source (below) finds it.
 struct tile_place {
-  std::uint64_t base;    ///< its first key
-  std::uint64_t origin;  ///< the first key of the array it belongs to (an argsort's indices count from it)
-  int valid;             ///< its keys
-  unsigned index;        ///< its number in that array (tile 0 knows its digits' starts; the look-back stops there)
-  unsigned group;        ///< which array (whose digit starts it takes)
+  std::uint64_t base;  ///< its first key
+  int valid;           ///< its keys
+  unsigned index;      ///< its number in its array (tile 0 knows its digits' starts; the look-back stops there)
 };
 
 /// Tile source of a plain sort: one array, tile i at i x Tile, the global
 /// digit starts from the histogram kernel. (The segmented sort has another,
-/// segments/sweep.cuh: many arrays, each with its own starts.)
+/// segments/sweep.cuh: many arrays, each with its own starts, and argsort
+/// indices that count from each array's first key: local_indices.)
 struct whole_input_tiles {
+  static constexpr bool local_indices = false;
   template <class P>
   __device__ __forceinline__ unsigned count(const P& p) const { return p.num_tiles; }
   template <int Tile, class P>
   __device__ __forceinline__ tile_place locate(const P& p, unsigned i) const {
     const std::uint64_t base = std::uint64_t(i) * Tile;
-    return {base, 0, p.n - base < std::uint64_t(Tile) ? int(p.n - base) : Tile, i, 0};
+    return {base, p.n - base < std::uint64_t(Tile) ? int(p.n - base) : Tile, i};
   }
+  /// Digit `bin`'s start for tile `ticket` of the pass, a first tile (index 0).
   template <class P>
-  __device__ __forceinline__ unsigned long long digit_start(const P& p, std::uint64_t, unsigned, int bin) const {
+  __device__ __forceinline__ unsigned long long digit_start(const P& p, unsigned, int bin) const {
     return p.ctl->offsets[bin];
   }
 };
@@ -205,6 +210,8 @@ struct scatter_agent {
     using core::key_form;
     if constexpr (Forms == scatter_forms::linear) {
       run<key_form::linear>();
+    } else if constexpr (Forms == scatter_forms::canonical) {
+      run<key_form::canonical>();
     } else {
       // without NaNs and -0 (the histogram kernel looked) canonical == biased
       const bool canonical = p.codec.canon && p.ctl->canon_used;
@@ -264,9 +271,8 @@ struct scatter_agent {
   struct tile_span {
     unsigned seq;         ///< the tile's number in the whole sort (its ring slot)
     unsigned index;       ///< the tile's number in its array (tile_place::index)
-    unsigned group;       ///< its array (tile_place::group)
+    unsigned ticket;      ///< its number in this pass
     std::uint64_t base;   ///< its first key
-    std::uint64_t origin; ///< its array's first key
     int valid;            ///< its keys (tile, but for the last)
     int warp_base;        ///< the warp's first key in the tile
     __device__ __forceinline__ bool full() const { return valid == tile; }
@@ -325,9 +331,8 @@ struct scatter_agent {
     tile_span t;
     t.seq = seq;
     t.index = at.index;
-    t.group = at.group;
+    t.ticket = tile_idx;
     t.base = at.base;
-    t.origin = at.origin;
     t.valid = at.valid;
     t.warp_base = int(threadIdx.x / 32) * warp_tile;
     return t;
@@ -336,7 +341,11 @@ struct scatter_agent {
   /// Where the tile's values start in their source, or (argsort, no source)
   /// the index of its first key in its array.
   __device__ __forceinline__ static std::uint64_t value_base(const pass_buffers<U, V>& buf, const tile_span& t) {
-    return buf.vsrc ? t.base : t.base - t.origin;
+    return buf.vsrc ? t.base : index_base(t);
+  }
+  __device__ __forceinline__ static std::uint64_t index_base(const tile_span& t) {
+    if constexpr (Tiles::local_indices) return std::uint64_t(t.index) * tile;
+    else return t.base;
   }
 
   /// Load: the warp's keys, warp-striped, through shared memory (cp.async).
@@ -356,7 +365,7 @@ struct scatter_agent {
   __device__ __forceinline__ void publish(const tile_span& t, unsigned d, unsigned c) const {
     unsigned long long* slot = ring::slot(p.ring, t.seq, p.ring_cfg);
     if (t.index == 0)
-      ring::publish(slot, t.seq, d, ring::flag_prefix, tiles.digit_start(p, t.origin, t.group, bin_offset + d) + c, p.ring_cfg);
+      ring::publish(slot, t.seq, d, ring::flag_prefix, tiles.digit_start(p, t.ticket, bin_offset + d) + c, p.ring_cfg);
     else
       ring::publish(slot, t.seq, d, ring::flag_aggregate, c, p.ring_cfg);
   }
@@ -486,7 +495,7 @@ struct scatter_agent {
     if (int(d) < (1 << digit_bits)) {
       unsigned long long start;
       if (t.index == 0) {
-        start = tiles.digit_start(p, t.origin, t.group, bin_offset + d);
+        start = tiles.digit_start(p, t.ticket, bin_offset + d);
       } else {
         start = ring::look_back<LookbackBatch>(p.ring, t.seq, t.index, d, p.ring_cfg);
         ring::publish(ring::slot(p.ring, t.seq, p.ring_cfg), t.seq, d, ring::flag_prefix, start + count, p.ring_cfg);
@@ -574,7 +583,7 @@ struct scatter_agent {
 #pragma unroll
       for (int b = 0; b < half; ++b) {
         const int j = t.warp_base + (h + b) * 32 + int(lane_id());
-        if (h + b < Items && (Full || j < t.valid)) vals[b] = Load ? ld_nc(vsrc + t.base + j) : index_value<V>(t.base - t.origin + j);
+        if (h + b < Items && (Full || j < t.valid)) vals[b] = Load ? ld_nc(vsrc + t.base + j) : index_value<V>(index_base(t) + j);
         else vals[b] = V{};
       }
 #pragma unroll

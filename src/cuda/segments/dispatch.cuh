@@ -521,6 +521,7 @@ void launch_sweep_route(onesweep_params<U, V> op, const pass_list& passes, const
                          int(passes.shift[ps]), int(passes.bits[ps]), int(passes.bin_offset[ps]));
     };
     if (op.codec.linear()) passes_of.template operator()<scatter_forms::linear>();
+    else if (op.codec.canon) passes_of.template operator()<scatter_forms::canonical>();
     else passes_of.template operator()<scatter_forms::floats>();
     launch_dependent(pdl, sweep_finish_kernel<U, V>, unsigned(std::min<std::uint64_t>(tiles_most, 8ull * sms)), 256, 0,
                      s, op, tiles);

@@ -54,6 +54,7 @@ struct sweep_control {
 /// The scatter agent's tile source: tiles from the table, digit starts per
 /// segment (32 bits, relative to the segment's first key).
 struct segment_tiles {
+  static constexpr bool local_indices = true;  ///< an argsort's indices count from the segment's first key
   const sweep_tile* table = nullptr;
   const std::uint32_t* starts = nullptr;  ///< [segment][bin]
   unsigned stride = 0;                    ///< bins a segment (pass_list::total_bins)
@@ -64,12 +65,14 @@ struct segment_tiles {
   template <int Tile, class P>
   __device__ __forceinline__ tile_place locate(const P&, unsigned i) const {
     const sweep_tile e = table[i];
-    return {e.base, e.origin, int(e.valid), e.index, e.group};
+    return {e.base, int(e.valid), e.index};
   }
+  /// (a segment's first tile only: its entry is read again rather than kept
+  /// in registers through the tile, which spilled)
   template <class P>
-  __device__ __forceinline__ unsigned long long digit_start(const P&, std::uint64_t origin, unsigned group,
-                                                            int bin) const {
-    return origin + starts[std::size_t(group) * stride + unsigned(bin)];
+  __device__ __forceinline__ unsigned long long digit_start(const P&, unsigned ticket, int bin) const {
+    const sweep_tile e = table[ticket];
+    return e.origin + starts[std::size_t(e.group) * stride + unsigned(bin)];
   }
 };
 
