@@ -602,3 +602,43 @@ TEST_CASE(large_segments_above_2_31, false) {
     CHECK_MSG(same(dk.down(), rk), "uniform 1000, n = %llu", (unsigned long long)m);
   }
 }
+
+/// More than 2^31 keys in all through the sweep route (--large): 32-bit
+/// keys in segments of 16385 to 200000 keys (and short ones between), an
+/// argsort with the sorted keys (local indices from segments that start
+/// beyond 2^31), then keys alone, against the CPU engine element by element.
+TEST_CASE(large_segments_sweep_above_2_31, false) {
+  const std::uint64_t target = (1ull << 31) + (1ull << 26);
+  size_t free_b = 0, total_b = 0;
+  CU(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < 24 * target) {  // keys, sorted keys, indices, two key alternates, the index alternate
+    std::printf("  (skipped: %zu bytes free)\n", free_b);
+    return;
+  }
+  const auto lengths = sweep_lengths(target, 16385, 200000, 0x5e9a32);
+  std::vector<std::uint64_t> off{0};
+  for (auto l : lengths) off.push_back(off.back() + l);
+  const std::uint64_t n = off.back(), count = lengths.size();
+  std::printf("  n=%llu count=%llu seed=%llu\n", (unsigned long long)n, (unsigned long long)count, 0x5e9a33ull);
+  const auto keys = random_bits<std::uint32_t>(n, 0x5e9a33);
+  const segments hsegs = segments::from_offsets(off.data(), count);
+  dvec<std::uint64_t> doff(off);
+  const segments dsegs = segments::from_offsets(doff.p, count);
+  std::vector<std::uint32_t> want_idx(n), want(n);
+  radix::argsort_segments(std::span<const std::uint32_t>(keys), std::span<std::uint32_t>(want_idx), hsegs,
+                          on(engine::cpu, {}));
+  for (std::uint64_t s = 0; s < count; ++s)
+    for (std::uint64_t j = off[s]; j < off[s + 1]; ++j) want[j] = keys[off[s] + want_idx[j]];
+  dvec<std::uint32_t> dk(keys);
+  {
+    dvec<std::uint32_t> di(std::vector<std::uint32_t>(n, 0xA5A5A5A5u)), ds(std::vector<std::uint32_t>(n, 0x5A5A5A5Au));
+    argsort_with_sorted_keys<std::uint32_t>(dk.p, di.p, 4, ds.p, n, {}, dsegs);
+    CHECK_MSG(same(di.down(), want_idx), "argsort, n = %llu", (unsigned long long)n);
+    CHECK_MSG(same(ds.down(), want), "argsort's sorted keys, n = %llu", (unsigned long long)n);
+  }
+  const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<std::uint32_t>(n, dsegs);
+  dvec<unsigned char> ws(wsb);
+  radix::cuda::sort_segments(dk.p, n, dsegs, ws.p, wsb, 0);
+  CU(cudaDeviceSynchronize());
+  CHECK_MSG(same(dk.down(), want), "keys, n = %llu", (unsigned long long)n);
+}
