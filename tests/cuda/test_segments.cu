@@ -416,7 +416,8 @@ std::vector<std::uint64_t> sweep_lengths(std::uint64_t n, std::uint64_t lo, std:
 }
 
 /// The sweep route (segments of offsets from segment_sweep_min keys up to
-/// n / SMs, 4- and 8-byte keys, Onesweep's passes over all of them): random
+/// n / SMs, 4- and 8-byte keys, Onesweep's passes over all of them; uniform
+/// rows take it where the split route is off, segments_split_route): random
 /// keys (floats with NaNs of every payload and both zeros), few unique ones
 /// (whole tiles), descending, a bit range, 64-bit offsets; keys of 8 random
 /// bits (one pass runs: the result comes home from the alternates), 16 (two
@@ -443,7 +444,8 @@ TEST_CASE(segments_sweep_route, false) {
 }
 
 /// The sweep route's kernels once, on small inputs (the compute-sanitizer
-/// set): the route lowered to segments of 8193 keys and more.
+/// set): the route lowered to segments of 8193 keys and more, offsets and
+/// uniform rows.
 TEST_CASE(segments_sweep_small, true) {
   route_case c;
   c.tuning.segment_sweep_min = 8193;
@@ -451,6 +453,11 @@ TEST_CASE(segments_sweep_small, true) {
   check_batch<std::uint32_t>(l, false, {}, 171, "u32 offsets, sweep from 8193");
   check_batch<double, std::uint64_t, std::uint64_t>(l, false, c.desc, 172, "f64/u64 descending, sweep from 8193");
   check_batch<std::uint32_t>(l, false, {}, 173, "u32, 8 random bits, sweep from 8193", 0xFF);
+  // uniform rows the long route would take (the bin and split routes off)
+  c.tuning.bin_sort = false;
+  c.tuning.split_rows = false;
+  check_batch<std::uint32_t>(std::vector<std::uint64_t>(140, 9000), true, {}, 174, "u32 uniform 140 x 9000, sweep");
+  check_wide_positions<float>(140, 9000, c.desc, 175);
 }
 
 TEST_CASE(segments_graph_capture, true) {

@@ -46,8 +46,9 @@ struct onesweep_tuning {
   /// Segmented sort: longer uniform rows take the split route (segment_tiers;
   /// RADIX_CUDA_SPLIT_ROWS=0: never, for A/B)
   bool split_rows = true;
-  /// Segmented sort: segments given by offsets longer than this (at least
-  /// segment_tiers::large_tile) take the sweep route, Onesweep's passes over
+  /// Segmented sort: segments longer than this (at least
+  /// segment_tiers::large_tile; offsets up to n / SMs, uniform rows that
+  /// would take the long route) take the sweep route, Onesweep's passes over
   /// all of them at once (segments/sweep.cuh; RADIX_CUDA_SEGMENT_SWEEP_MIN,
   /// 0: never)
   std::uint64_t segment_sweep_min = 16384;

@@ -127,7 +127,7 @@ bool use_split_route(sort_mode mode, const segments& segs, const onesweep_tuning
   }
 }
 
-/// Segments of offsets longer than this take the sweep route (0: none).
+/// Segments longer than this may take the sweep route (0: none).
 inline std::uint64_t sweep_min_of(const onesweep_tuning& t) {
   return t.segment_sweep_min == 0 ? 0 : std::max<std::uint64_t>(t.segment_sweep_min, segment_tiers::large_tile);
 }
@@ -142,10 +142,12 @@ std::uint64_t sweep_tiles_max(std::uint64_t n, const segments& segs, const onesw
   return n / std::uint64_t(sweep_shape<U, V>::value.tile()) + sweep_list_max<U, V>(n, segs, t);
 }
 
-/// Whether segments given by offsets longer than sweep_min_of(t) take the
-/// sweep route (sweep.cuh): 4- and 8-byte keys alone, with 4- or 8-byte
-/// values, or argsort into 4- or 8-byte positions; where the device holds
-/// the scatter kernel's shared memory and the ring's tickets do not wrap.
+/// Whether segments longer than sweep_min_of(t) take the sweep route
+/// (sweep.cuh): 4- and 8-byte keys alone, with 4- or 8-byte values, or
+/// argsort into 4- or 8-byte positions; where the device holds the scatter
+/// kernel's shared memory and the ring's tickets do not wrap. Offsets: those
+/// up to n / SMs. Uniform rows: those the long route would take (at least as
+/// many rows as SMs, none of the bin and split routes).
 template <class U, class V>
 constexpr bool sweep_compiled = (sizeof(U) == 4 || sizeof(U) == 8) &&
                                 (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t> ||
@@ -156,8 +158,12 @@ bool use_sweep_route(sort_mode mode, std::uint64_t n, const segments& segs, cons
   if constexpr (!sweep_compiled<U, V>) {
     return false;
   } else {
-    if (segs.layout != segment_layout::offsets || sweep_min_of(t) == 0 || n <= sweep_min_of(t)) return false;
+    if (sweep_min_of(t) == 0 || n <= sweep_min_of(t)) return false;
     if (keys_alone != (mode == sort_mode::keys)) return false;
+    if (segs.layout == segment_layout::uniform &&
+        (segs.length <= sweep_min_of(t) || segs.count < sm_count() || use_split_route<U, V>(mode, segs, t) ||
+         use_bin_route<U, V>(mode, segs.length, t)))
+      return false;
     using agent = scatter_agent<U, V, sweep_shape<U, V>, scatter_forms::floats, segment_tiles>;
     if (agent::smem_bytes > current_device_limits().shared_optin) return false;
     return sweep_tiles_max<U, V>(n, segs, t) * sizeof(U) < (std::uint64_t(1) << 31);  // tickets of 8-bit digits' passes
@@ -691,6 +697,19 @@ void segmented_sort(const segmented_job<U, V>& job) {
       if (L <= T::large_tile)
         return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count,
                                                                           L >= T::large_sort_min, t, s);
+      if (w.sweep_list >= 0 &&
+          sweep_tiles_max<U, V>(n, segs, t) * std::uint64_t(passes.count) < (std::uint64_t(1) << 31)) {
+        auto* rows = reinterpret_cast<segment_range*>(at[w.sweep_list]);
+        sweep_rows_kernel<<<unsigned(std::min<std::uint64_t>((r.count + 255) / 256, 4096)), 256, 0, s>>>(
+            rows, counts + sweep_count, r.count, L);
+        RADIX_CUDA_CHECK_LAUNCH("radix sweep_rows_kernel");
+        onesweep_params<U, V> swept = op;
+        swept.n = n;
+        swept.key_alt[0] = key_alt0;
+        swept.key_alt[1] = key_alt1;
+        swept.value_alt = value_alt;
+        return launch_sweep_route<U, V>(swept, passes, rows, counts + sweep_count, r.count, w, at.data(), t, s);
+      }
       if (w.onesweep < 0)
         return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + long_ticket, key_alt0, key_alt1,
                                        value_alt, r.count, s);

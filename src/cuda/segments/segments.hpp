@@ -23,7 +23,8 @@
 //   <= segment_tiers::large_tile  : one block of the large shape, in shared memory
 //                                   (both with the block sort above 12 keys a thread)
 //   long                          : one block, LSD in global memory, tile by tile
-//   offsets, 4- and 8-byte keys, from onesweep_tuning::segment_sweep_min
+//   4- and 8-byte keys from onesweep_tuning::segment_sweep_min: offsets up
+//   to n / SMs, uniform rows the routes above leave to the long one
 //                                 : the sweep route: Onesweep's passes over the
 //                                   tiles of all of them at once, each
 //                                   segment's digits started on their own

@@ -99,6 +99,15 @@ struct sweep_shape {
       scatter_shape_of(sm90_policy(int(sizeof(U)), has_values ? int(sizeof(V)) : 0), has_values);
 };
 
+/// Uniform rows: the list is every row (and its length, the row count).
+static __global__ void __launch_bounds__(256) sweep_rows_kernel(segment_range* list, unsigned* count,
+                                                                std::uint64_t rows, std::uint64_t length) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += stride)
+    list[i] = segment_range{i * length, (i + 1) * length};
+  if (blockIdx.x == 0 && threadIdx.x == 0) *count = unsigned(rows);
+}
+
 /// Layout: one block numbers the tiles, a chunk of the list at a time.
 template <class U, int Tile>
 __global__ void __launch_bounds__(1024) sweep_layout_kernel(const sweep_params<U> p) {
