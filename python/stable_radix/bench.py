@@ -103,6 +103,9 @@ class Results:
             print(f"--plot {path}: matplotlib is not installed, no plot written", file=sys.stderr)
             return
         series = list(dict.fromkeys(r[0] for r in self.rows))
+        if not series:  # (--gpu-log2= and --no-cpu: the shapes only, no sizes to draw)
+            print(f"--plot {path}: no sizes were measured, no plot written", file=sys.stderr)
+            return
         fig, axes = plt.subplots(len(series), 1, figsize=(7, 3.2 * len(series)), squeeze=False)
         for ax, s in zip(axes[:, 0], series):
             rows = [r for r in self.rows if r[0] == s]
