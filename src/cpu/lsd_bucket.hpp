@@ -220,30 +220,33 @@ inline void sorter<U, V>::bucket_worker::pass_in_cache(const U* ks, U* kd, const
   }
 }
 
-/// Stable sort of a tiny bucket (m <= 64: tiny_bucket's and the segments'
-/// bound) from A into F (F may be A): keys of up to 4 bytes by a sorting
-/// network, wider ones by insertion.
+/// Stable sort of a tiny bucket (tiny_bucket's bound; segments: up to
+/// segment_constants::tiny_max) from A into F (F may be A): keys of up to 4
+/// bytes by a sorting network (up to 64 keys; up to 512, its runs merged),
+/// wider ones (up to 64) by insertion.
 template <class U, class V>
 inline void sorter<U, V>::bucket_worker::tiny(const U* ka, const V* va, U* kf, V* vf, std::uint64_t m) {
-  static_assert(network::most_keys == 64, "tiny() takes up to 64 keys");
   const codec_t c = s.job_.codec;
   const U mask = s.range_mask_;
-  U kk[64];
-  V vv[64];
   if constexpr (sizeof(U) <= 4) {
-    std::uint64_t w[64];
+    constexpr unsigned most = network::merged_most;
+    U kk[most];
+    V vv[most];
+    std::uint64_t w[most], t[most];
     for (unsigned i = 0; i < unsigned(m); ++i) {
       kk[i] = ka[i];
       w[i] = network::pack(U(c(kk[i]) & mask), i);
       if constexpr (has_value) vv[i] = va[i];
     }
-    network::sort_packed(w, unsigned(m));
+    const std::uint64_t* sorted = network::sort_packed_merged(w, t, unsigned(m));
     for (unsigned i = 0; i < unsigned(m); ++i) {
-      const unsigned from = network::position_of(w[i]);
+      const unsigned from = network::position_of(sorted[i]);
       if (kf) kf[i] = kk[from];
       if constexpr (has_value) vf[i] = vv[from];
     }
   } else {
+    U kk[64];
+    V vv[64];
     U oo[64];
     for (std::uint64_t i = 0; i < m; ++i) {
       const U k = ka[i];

@@ -21,7 +21,7 @@ struct segment_constants {
   /// for keys of up to 4 bytes, insertion for wider ones) beats copying the
   /// segment into scratch and counting digits.
   template <class U>
-  static constexpr std::uint64_t tiny_max = sizeof(U) <= 4 ? network::most_keys : 32;
+  static constexpr std::uint64_t tiny_max = sizeof(U) <= 4 ? network::merged_most : 32;
   /// Chunks per thread: enough that a thread finishing early takes more work.
   static constexpr unsigned chunks_per_thread = 16;
   /// A segment of at least this many elements, and of more than a chunk,

@@ -3,8 +3,10 @@
 // equal keys order by position), sorted by Batcher's odd-even merge network
 // (Batcher 1968, "Sorting networks and their applications") padded to 8, 16,
 // 32 or 64 words. A segment of 16 random floats sorts about 4x faster than by
-// insertion, whose inner loop mispredicts at every key.
+// insertion, whose inner loop mispredicts at every key. Up to 512 keys: runs
+// of 64 by the network, then merged (sort_packed_merged).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -82,6 +84,44 @@ inline void sort_packed(std::uint64_t* w, unsigned m) {
   else if (n == 16) sort_words<16>(w);
   else if (n == 32) sort_words<32>(w);
   else sort_words<64>(w);
+}
+
+/// The most keys sort_packed_merged takes: eight runs of the network, three
+/// merges. Segments of 257-512 random floats sorted 1.2-1.4x faster than by
+/// the bucket sort, 768 (four merges) no faster (bench/results/cpu-segments-2026-11-27-b.md).
+inline constexpr unsigned merged_most = 512;
+
+/// Merges the sorted runs [a, ae) and [b, be) into out. Packed words are
+/// distinct (each holds its position), so taking the smaller of the two
+/// heads keeps equal keys in position order. Each step is branch-free: which
+/// run gives the next word is a coin toss for random keys.
+inline void merge_runs(const std::uint64_t* a, const std::uint64_t* ae, const std::uint64_t* b,
+                       const std::uint64_t* be, std::uint64_t* out) {
+  while (a < ae && b < be) {
+    const std::uint64_t x = *a, y = *b;
+    const bool take_b = y < x;
+    *out++ = take_b ? y : x;
+    b += take_b;
+    a += !take_b;
+  }
+  out = std::copy(a, ae, out);
+  std::copy(b, be, out);
+}
+
+/// Sorts m <= merged_most packed words: runs of most_keys by the network,
+/// then merged pairwise, between w and tmp (each with room for merged_most
+/// words). Returns the one that holds the sorted words.
+inline std::uint64_t* sort_packed_merged(std::uint64_t* w, std::uint64_t* tmp, unsigned m) {
+  for (unsigned b = 0; b < m; b += most_keys) sort_packed(w + b, std::min(most_keys, m - b));
+  std::uint64_t *from = w, *to = tmp;
+  for (unsigned run = most_keys; run < m; run *= 2) {
+    for (unsigned b = 0; b < m; b += 2 * run) {
+      const unsigned mid = std::min(b + run, m), end = std::min(b + 2 * run, m);
+      merge_runs(from + b, from + mid, from + mid, from + end, to + b);
+    }
+    std::swap(from, to);
+  }
+  return from;
 }
 
 }  // namespace radix::cpu::network

@@ -36,6 +36,7 @@ std::vector<shape> shapes(std::uint64_t seed) {
   s.push_back({"40 of 0..3000", random_lengths(40, 3000), false, true});
   s.push_back({"across the block sizes", {1, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 9217,
                                           16385, 0, 65537, 2}});
+  s.push_back({"across the CPU network's runs and merges", {64, 65, 128, 129, 0, 192, 193, 511, 512, 513, 3}});
   s.push_back({"one of 70001", {70001}});
   s.push_back({"two large and many small", [&] {
                  auto v = random_lengths(100, 20);
