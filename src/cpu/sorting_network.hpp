@@ -87,8 +87,8 @@ inline void sort_packed(std::uint64_t* w, unsigned m) {
 }
 
 /// The most keys sort_packed_merged takes: eight runs of the network, three
-/// merges. Segments of 257-512 random floats sorted 1.2-1.4x faster than by
-/// the bucket sort, 768 (four merges) no faster (bench/results/cpu-segments-2026-11-27-b.md).
+/// merges; up to here it beat the bucket sort, which counts digits over the
+/// whole segment for each pass (bench/results/cpu-segments-2026-11-27-b.md).
 inline constexpr unsigned merged_most = 512;
 
 /// Merges the sorted runs [a, ae) and [b, be) into out. Packed words are
