@@ -30,6 +30,17 @@ std::vector<unsigned> twin(const std::vector<O>& keys) {
   return p;
 }
 
+/// m keys of one of five shapes: random, few unique, all equal, sorted, reversed.
+template <class O>
+std::vector<O> keys_of_shape(rng& r, unsigned m, int shape) {
+  std::vector<O> keys(m);
+  for (unsigned i = 0; i < m; ++i) {
+    const O x = O(r());
+    keys[i] = shape == 0 ? x : shape == 1 ? O(x % 3) : shape == 2 ? O(7) : shape == 3 ? O(i) : O(m - i);
+  }
+  return keys;
+}
+
 template <class O>
 void check_all_lengths(const char* type) {
   const std::uint64_t seed = case_seed(std::string("sorting network ") + type);
@@ -37,11 +48,7 @@ void check_all_lengths(const char* type) {
   for (unsigned m = 0; m <= radix::cpu::network::most_keys; ++m)
     for (int shape = 0; shape < 5; ++shape)
       for (int rep = 0; rep < 20; ++rep) {
-        std::vector<O> keys(m);
-        for (unsigned i = 0; i < m; ++i) {
-          const O x = O(r());
-          keys[i] = shape == 0 ? x : shape == 1 ? O(x % 3) : shape == 2 ? O(7) : shape == 3 ? O(i) : O(m - i);
-        }
+        const std::vector<O> keys = keys_of_shape<O>(r, m, shape);
         std::uint64_t w[radix::cpu::network::most_keys];
         for (unsigned i = 0; i < radix::cpu::network::most_keys; ++i)
           w[i] = i < m ? radix::cpu::network::pack(keys[i], i) : r();  // junk past m
@@ -63,11 +70,7 @@ void check_merged_lengths(const char* type) {
                      385u, 449u, 511u, 512u})
     for (int shape = 0; shape < 5; ++shape)
       for (int rep = 0; rep < 4; ++rep) {
-        std::vector<O> keys(m);
-        for (unsigned i = 0; i < m; ++i) {
-          const O x = O(r());
-          keys[i] = shape == 0 ? x : shape == 1 ? O(x % 3) : shape == 2 ? O(7) : shape == 3 ? O(i) : O(m - i);
-        }
+        const std::vector<O> keys = keys_of_shape<O>(r, m, shape);
         std::uint64_t w[nw::merged_most], t[nw::merged_most];
         for (unsigned i = 0; i < nw::merged_most; ++i) {
           w[i] = i < m ? nw::pack(keys[i], i) : r();  // junk past m
