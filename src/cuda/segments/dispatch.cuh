@@ -142,16 +142,17 @@ std::uint64_t sweep_tiles_max(std::uint64_t n, const segments& segs, const onesw
   return n / std::uint64_t(sweep_shape<U, V>::value.tile()) + sweep_list_max<U, V>(n, segs, t);
 }
 
+/// The key and value types the sweep route's kernels are compiled for.
+template <class U, class V>
+constexpr bool sweep_compiled = (sizeof(U) == 4 || sizeof(U) == 8) &&
+                                (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t> ||
+                                 std::is_same_v<V, std::uint64_t>);
 /// Whether segments longer than sweep_min_of(t) take the sweep route
 /// (sweep.cuh): 4- and 8-byte keys alone, with 4- or 8-byte values, or
 /// argsort into 4- or 8-byte positions; where the device holds the scatter
 /// kernel's shared memory and the ring's tickets do not wrap. Offsets: those
 /// up to n / SMs. Uniform rows: those the long route would take (at least as
 /// many rows as SMs, none of the bin and split routes).
-template <class U, class V>
-constexpr bool sweep_compiled = (sizeof(U) == 4 || sizeof(U) == 8) &&
-                                (std::is_same_v<V, no_value> || std::is_same_v<V, std::uint32_t> ||
-                                 std::is_same_v<V, std::uint64_t>);
 template <class U, class V>
 bool use_sweep_route(sort_mode mode, std::uint64_t n, const segments& segs, const onesweep_tuning& t) {
   constexpr bool keys_alone = std::is_same_v<V, no_value>;
