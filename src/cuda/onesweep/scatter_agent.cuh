@@ -68,8 +68,8 @@ enum class scatter_forms : std::uint8_t {
   linear,  ///< integer keys: one XOR
   floats,  ///< biased and canonical, picked per pass from the histogram's finding (control::canon_used)
   /// canonical alone (floats whose codec canonicalises): the segmented
-  /// sweep's tiles, whose kernel holding both forms spilled (680 bytes a
-  /// thread for 32-bit keys with 4-byte values, at 80 registers)
+  /// sweep's tiles, whose kernel holding both forms spilled at its 80
+  /// registers (bench/results/segments-h100-2026-11-27-sweep.md)
   canonical,
 };
 

@@ -650,6 +650,16 @@ void segmented_sort(const segmented_job<U, V>& job) {
     U* key_alt1 = w.key_alt[1] >= 0 ? reinterpret_cast<U*>(at[w.key_alt[1]]) : nullptr;
     V* value_alt = w.value_alt >= 0 ? reinterpret_cast<V*>(at[w.value_alt]) : nullptr;
 
+    // The sweep route's buffers: the whole batch, the long route's alternates.
+    const auto swept = [&] {
+      onesweep_params<U, V> o = op;
+      o.n = n;
+      o.key_alt[0] = key_alt0;
+      o.key_alt[1] = key_alt1;
+      o.value_alt = value_alt;
+      return o;
+    };
+
     // A huge segment on its own through Onesweep (its indices are local by
     // nature); keys and pairs with the long route's alternates.
     auto onesweep_one = [&](std::uint64_t b, std::uint64_t e) {
@@ -704,12 +714,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
         sweep_rows_kernel<<<unsigned(std::min<std::uint64_t>((r.count + 255) / 256, 4096)), 256, 0, s>>>(
             rows, counts + sweep_count, r.count, L);
         RADIX_CUDA_CHECK_LAUNCH("radix sweep_rows_kernel");
-        onesweep_params<U, V> swept = op;
-        swept.n = n;
-        swept.key_alt[0] = key_alt0;
-        swept.key_alt[1] = key_alt1;
-        swept.value_alt = value_alt;
-        return launch_sweep_route<U, V>(swept, passes, rows, counts + sweep_count, r.count, w, at.data(), t, s);
+        return launch_sweep_route<U, V>(swept(), passes, rows, counts + sweep_count, r.count, w, at.data(), t, s);
       }
       if (w.onesweep < 0)
         return launch_long_route<U, V>(sp, passes, r, nullptr, nullptr, counts + long_ticket, key_alt0, key_alt1,
@@ -771,12 +776,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
     launch_long_route<U, V>(sp, passes, r, bins.longer, counts + long_count, counts + long_ticket, key_alt0, key_alt1,
                             value_alt, std::min(r.count, n / (T::large_tile + 1)), s);
     if (sweep) {
-      onesweep_params<U, V> swept = op;
-      swept.n = n;
-      swept.key_alt[0] = key_alt0;
-      swept.key_alt[1] = key_alt1;
-      swept.value_alt = value_alt;
-      launch_sweep_route<U, V>(swept, passes, bins.sweep, counts + sweep_count, sweep_list_max<U, V>(n, segs, t), w,
+      launch_sweep_route<U, V>(swept(), passes, bins.sweep, counts + sweep_count, sweep_list_max<U, V>(n, segs, t), w,
                                at.data(), t, s);
     }
     if (captured) return;

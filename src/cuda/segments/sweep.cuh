@@ -15,8 +15,7 @@
 //   table    a block a segment: its tiles' entries (sweep_tile), its digit
 //            counters zeroed
 //   count    a tile a block: every pass's digit counts of the tile, added
-//            to its segment's counters (and whether a float key needs the
-//            canonicalisation)
+//            to its segment's counters
 //   scan     a block a segment: counts -> each digit's start in the
 //            segment; a pass some segment needs (two digits present) is marked
 //   plan     one thread: the passes that run (the others, a digit the same
@@ -47,7 +46,6 @@ struct alignas(16) sweep_tile {
 /// The sweep's own counters, zeroed with Onesweep's control block.
 struct sweep_control {
   unsigned tiles;                ///< tiles of all listed segments (layout kernel)
-  unsigned canon_used;           ///< some float key is a NaN or -0
   unsigned long long needed;     ///< bit p: some segment has two digits in pass p
 };
 
@@ -151,15 +149,13 @@ __global__ void __launch_bounds__(Threads) sweep_count_kernel(const sweep_params
   __shared__ unsigned bins[max_bins];
   const unsigned tiles = p.sc->tiles;
   const int total = p.passes.total_bins;
-  bool canon_used = false;
   for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
     const sweep_tile e = p.table[t];
     for (int b = threadIdx.x; b < total; b += Threads) bins[b] = 0;
     __syncthreads();
     for (unsigned i = threadIdx.x; i < e.valid; i += Threads) {
       const U k = ld_nc(p.keys + e.base + i);
-      const U o = p.codec(k);  // canonical where the codec asks (equal to biased but for NaN and -0)
-      canon_used |= p.codec.canon && o != p.codec.biased(k);
+      const U o = p.codec(k);  // canonical where the codec asks, as the passes' kernel (scatter_forms::canonical)
       for (int ps = 0; ps < p.passes.count; ++ps)
         atomicAdd(&bins[p.passes.bin_offset[ps] + core::digit_of<U>(o, p.passes.shift[ps], p.passes.bits[ps])], 1u);
     }
@@ -169,7 +165,6 @@ __global__ void __launch_bounds__(Threads) sweep_count_kernel(const sweep_params
       if (bins[b]) atomicAdd(to + b, bins[b]);
     __syncthreads();  // bins are cleared for the next tile
   }
-  if (__syncthreads_or(canon_used) && threadIdx.x == 0) atomicOr(&p.sc->canon_used, 1u);
 }
 
 /// Scan: a block of radix_size threads a segment; each pass's counts become
@@ -195,13 +190,13 @@ __global__ void __launch_bounds__(radix_size) sweep_scan_kernel(const sweep_para
 }
 
 /// Plan: the passes that run, in order (control::pass_eff, eff_passes), for
-/// the scatter kernel; the canonicalisation where some key needs it.
+/// the scatter kernel. (control::canon_used stays 0: the host picks the float
+/// form, canonical where the codec canonicalises, biased where it does not.)
 template <class U>
 __global__ void sweep_plan_kernel(const sweep_params<U> p) {
   int e = 0;
   for (int ps = 0; ps < p.passes.count; ++ps) p.ctl->pass_eff[ps] = (p.sc->needed >> ps) & 1 ? e++ : -1;
   p.ctl->eff_passes = e;
-  p.ctl->canon_used = p.sc->canon_used;
 }
 
 /// A pass: Onesweep's scatter agent over the listed segments' tiles.
