@@ -738,8 +738,9 @@ void segmented_sort(const segmented_job<U, V>& job) {
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
     bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
     bins.huge_min = captured ? 0xFFFFFFFFull : huge_min(n);
-    // (the sweep's tickets, for the passes planned, must not wrap)
-    const bool sweep = w.sweep_list >= 0 &&
+    // (the sweep's tickets, for the passes planned, must not wrap; where every
+    // segment it could take is huge, its setup kernels would run over nothing)
+    const bool sweep = w.sweep_list >= 0 && bins.huge_min > sweep_min_of(t) &&
                        sweep_tiles_max<U, V>(n, segs, t) * std::uint64_t(passes.count) < (std::uint64_t(1) << 31);
     if (sweep) {
       bins.sweep = reinterpret_cast<segment_range*>(at[w.sweep_list]);
