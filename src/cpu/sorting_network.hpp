@@ -10,36 +10,18 @@
 #include <cstdint>
 #include <utility>
 
+#include "radix/core/sorting_network.hpp"
+
 namespace radix::cpu::network {
 
-/// The comparators of Batcher's odd-even merge sort of N words, in order.
-template <int N>
-struct comparators {
-  static constexpr int most = 640;  ///< 543 for 64 words, rounded up to whole chunks
-  int count = 0;
-  unsigned char lo[most] = {}, hi[most] = {};
-};
-
-template <int N>
-constexpr comparators<N> make_comparators() {
-  comparators<N> c{};
-  for (int p = 1; p < N; p <<= 1)
-    for (int k = p; k >= 1; k >>= 1)
-      for (int j = k % p; j + k < N; j += 2 * k)
-        for (int i = 0; i < k && i + j + k < N; ++i)
-          if ((i + j) / (2 * p) == (i + j + k) / (2 * p)) {
-            c.lo[c.count] = static_cast<unsigned char>(i + j);
-            c.hi[c.count] = static_cast<unsigned char>(i + j + k);
-            ++c.count;
-          }
-  return c;
-}
+using core::network::comparators;
+using core::network::make_comparators;
 
 /// Comparators [First, First + chunk) of the network for N words (the
 /// unused ones past its count compile to nothing).
 template <int N, int First, int... I>
 inline void run_comparators(std::uint64_t* w, std::integer_sequence<int, I...>) {
-  static constexpr comparators<N> c = make_comparators<N>();
+  constexpr const comparators<N>& c = core::network::batcher<N>;
   const auto exchange = [](std::uint64_t& a, std::uint64_t& b) {
     const std::uint64_t x = a < b ? a : b, y = a < b ? b : a;
     a = x;

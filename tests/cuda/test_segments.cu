@@ -46,28 +46,50 @@ options on(engine e, options o) {
   return o;
 }
 
-/// Keys, pairs and argsort of one batch on the device against the CPU engine.
+/// A device copy of a host array `shift` elements past a 16-byte boundary
+/// (0: aligned), so that the kernels' aligned and unaligned forms both run.
+template <class T>
+struct shifted {
+  dvec<T> whole;
+  std::size_t shift;
+  T* p;
+  shifted(const std::vector<T>& h, std::size_t shift_by) : whole(h.size() + shift_by), shift(shift_by) {
+    std::vector<T> w(shift, T(0x5A));
+    w.insert(w.end(), h.begin(), h.end());
+    whole.up(w);
+    p = whole.p ? whole.p + shift : nullptr;
+  }
+  void up(const std::vector<T>& h) {
+    std::vector<T> w(shift, T(0x5A));
+    w.insert(w.end(), h.begin(), h.end());
+    whole.up(w);
+  }
+  std::vector<T> down() const {
+    auto w = whole.down();
+    return std::vector<T>(w.begin() + std::ptrdiff_t(shift), w.end());
+  }
+};
+
+/// Keys, pairs and argsort of one batch of the given keys on the device
+/// against the CPU engine; the device arrays `shift` elements off alignment.
 /// K: the key type; the values are 32-bit unless V says otherwise.
 template <class K, class V = std::uint32_t, class O = std::uint32_t>
-void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, options o, std::uint64_t seed,
-                 const std::string& what, std::uint64_t keep = ~0ull) {
+void check_batch_of(const std::vector<std::uint64_t>& lengths, bool uniform, options o, const std::vector<K>& keys,
+                    const std::string& what, std::size_t shift = 0) {
   std::vector<O> off{0};
   for (auto l : lengths) off.push_back(O(off.back() + l));
   const std::uint64_t n = off.back(), count = lengths.size();
   dvec<O> doff(off);
   const segments dsegs = uniform ? segments::uniform(count, count ? lengths[0] : 1) : segments::from_offsets(doff.p, count);
   const segments hsegs = uniform ? dsegs : segments::from_offsets(off.data(), count);
-  const auto keys = random_bits<K>(n, seed, seed % 3 == 0, keep);
   std::vector<V> vals(n);
   std::iota(vals.begin(), vals.end(), V(0));
-  std::printf("  segments %s: n=%llu count=%llu seed=%llu\n", what.c_str(), (unsigned long long)n,
-              (unsigned long long)count, (unsigned long long)seed);
 
   // keys
   auto rk = keys;
   radix::sort_segments(std::span<K>(rk), hsegs, on(engine::cpu, o));
   {
-    dvec<K> dk(keys);
+    shifted<K> dk(keys, shift);
     const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<K>(n, dsegs, o);
     dvec<unsigned char> ws(wsb);
     radix::cuda::sort_segments(dk.p, n, dsegs, ws.p, wsb, 0, o);
@@ -79,8 +101,8 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   auto pv = vals;
   radix::sort_segments(std::span<K>(pk), std::span<V>(pv), hsegs, on(engine::cpu, o));
   for (int rep = 0; rep < 2; ++rep) {
-    dvec<K> dk(keys);
-    dvec<V> dv(vals);
+    shifted<K> dk(keys, shift);
+    shifted<V> dv(vals, shift);
     const std::size_t wsb = radix::cuda::sort_segments_workspace_bytes<K, V>(n, dsegs, o);
     dvec<unsigned char> ws(wsb);
     radix::cuda::sort_segments(dk.p, dv.p, n, dsegs, ws.p, wsb, 0, o);
@@ -92,8 +114,8 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
   std::vector<std::uint32_t> ri(n);
   radix::argsort_segments(std::span<const K>(keys), std::span<std::uint32_t>(ri), hsegs, on(engine::cpu, o));
   {
-    dvec<K> dk(keys);
-    dvec<std::uint32_t> di(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
+    shifted<K> dk(keys, shift);
+    shifted<std::uint32_t> di(std::vector<std::uint32_t>(n, 0xA5A5A5A5u), shift);
     const std::size_t wsb = radix::cuda::argsort_segments_workspace_bytes<K, std::uint32_t>(n, dsegs, o);
     dvec<unsigned char> ws(wsb);
     radix::cuda::argsort_segments(dk.p, di.p, n, dsegs, ws.p, wsb, 0, o);
@@ -101,12 +123,23 @@ void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, option
     CHECK_MSG(same(di.down(), ri), "argsort %s", what.c_str());
     CHECK_MSG(same(dk.down(), keys), "argsort changed its keys %s", what.c_str());
     // with the sorted keys written too, into a poisoned buffer
-    dvec<K> ds(std::vector<K>(n, K(0x5A)));
+    shifted<K> ds(std::vector<K>(n, K(0x5A)), shift);
     di.up(std::vector<std::uint32_t>(n, 0xA5A5A5A5u));
     argsort_with_sorted_keys<K>(dk.p, di.p, 4, ds.p, n, o, dsegs);
     CHECK_MSG(same(di.down(), ri), "argsort with sorted_keys: indices %s", what.c_str());
     CHECK_MSG(same(ds.down(), pk), "argsort with sorted_keys: keys %s", what.c_str());
   }
+}
+
+/// check_batch_of over random bits (few unique values for seeds divisible by 3).
+template <class K, class V = std::uint32_t, class O = std::uint32_t>
+void check_batch(const std::vector<std::uint64_t>& lengths, bool uniform, options o, std::uint64_t seed,
+                 const std::string& what, std::uint64_t keep = ~0ull) {
+  std::uint64_t n = 0;
+  for (auto l : lengths) n += l;
+  std::printf("  segments %s: n=%llu count=%llu seed=%llu\n", what.c_str(), (unsigned long long)n,
+              (unsigned long long)lengths.size(), (unsigned long long)seed);
+  check_batch_of<K, V, O>(lengths, uniform, o, random_bits<K>(n, seed, seed % 3 == 0, keep), what);
 }
 
 /// Standard normal floats (Box and Muller), as torch.randn gives: both signs,
@@ -244,6 +277,59 @@ TEST_CASE(every_device_sorts, false) {
     CHECK_MSG(same(keys, want), "host API on device %d", dev);
   }
   CU(cudaSetDevice(0));
+}
+
+/// Floats for the row network's two orders: random finite ones (exponent
+/// below all ones), and with probability special_per_1024 / 1024 one of the
+/// keys that make equal ordered keys differ (-0 beside +0, NaNs of several
+/// payloads and both signs) or sit at the ends (infinities, subnormals).
+std::vector<float> special_floats(std::size_t n, std::uint64_t seed, unsigned special_per_1024) {
+  static constexpr std::uint32_t pool[] = {0x00000000u, 0x80000000u, 0x7FC00000u, 0xFFC00001u, 0x7FFFFFFFu,
+                                           0x7F800001u, 0x7F800000u, 0xFF800000u, 0x00000001u, 0x80000001u};
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    const std::uint64_t r = splitmix(seed);
+    const std::uint32_t b = (r >> 32) % 1024 < special_per_1024 ? pool[(r >> 16) % 10] : std::uint32_t(r) & 0xBFFFFFFFu;
+    std::memcpy(&x, &b, sizeof b);
+  }
+  return v;
+}
+
+/// The row network (uniform rows of 5 to 32 keys of up to 4 bytes): rows of
+/// whole 16-byte chunks (8, 16 and 32 4-byte keys; 16 keys of 1 or 2 bytes)
+/// take the 16-byte staging, the same rows off alignment the scalar one;
+/// keys alone sort by the ordered keys alone unless a warp's rows hold a key
+/// the float canonicalisation changes, or a bit range is set.
+TEST_CASE(segments_row_network, true) {
+  options desc, total, bits;
+  desc.direction = order::descending;
+  total.floats = float_order::total;
+  bits.begin_bit = 4;
+  bits.end_bit = 21;
+  for (std::uint64_t len : {8, 16, 32}) {
+    const std::vector<std::uint64_t> rows(1000 + len, len);  // the last warp has fewer than 32 rows
+    const std::uint64_t n = rows.size() * len;
+    const std::string of = " rows of " + std::to_string(len);
+    std::printf("  row network: %llu rows of %llu\n", (unsigned long long)rows.size(), (unsigned long long)len);
+    check_batch_of<float>(rows, true, {}, special_floats(n, 300 + len, 0), "f32 finite" + of);
+    check_batch_of<float>(rows, true, desc, special_floats(n, 400 + len, 4), "f32 a few -0 / NaN, descending" + of);
+    check_batch_of<float>(rows, true, {}, special_floats(n, 500 + len, 300), "f32 many -0 / NaN" + of);
+    check_batch_of<float>(rows, true, total, special_floats(n, 600 + len, 300), "f32 total order" + of);
+    check_batch_of<float>(rows, true, {}, special_floats(n, 700 + len, 4), "f32 unaligned" + of, 1);
+    check_batch<std::int32_t>(rows, true, desc, 800 + len, "i32 descending" + of);
+    check_batch<std::int32_t>(rows, true, {}, 801 + len, "i32" + of);
+    check_batch<std::uint32_t>(rows, true, bits, 900 + len, "u32 bits [4, 21)" + of);
+  }
+  const std::vector<std::uint64_t> rows16(1013, 16);
+  check_batch<std::uint16_t, std::uint16_t>(rows16, true, {}, 31, "u16/u16 rows of 16");
+  check_batch<std::uint8_t, std::uint8_t>(rows16, true, desc, 32, "u8/u8 rows of 16 descending");
+  check_batch<std::uint16_t, std::uint8_t>(rows16, true, {}, 33, "u16/u8 rows of 16");
+  check_batch_of<std::uint16_t, std::uint16_t>(rows16, true, {}, random_bits<std::uint16_t>(1013 * 16, 34),
+                                               "u16/u16 unaligned rows of 16", 3);
+  // argsort into 8-byte positions: the widest rows of values (8 chunks at 16 keys)
+  check_wide_positions<float>(1000, 16, desc, 61, ~0ull, true);
+  check_wide_positions<std::uint32_t>(777, 32, {}, 62);
+  check_wide_positions<float>(555, 8, {}, 63);
 }
 
 /// Every kernel once, on small inputs (the compute-sanitizer set, with

@@ -570,17 +570,28 @@ void launch_tiny_route(const segment_params<U, V>& p, const segment_reader& r, c
   RADIX_CUDA_CHECK_LAUNCH("radix tiny_segments_kernel");
 }
 
-/// The row network over every (uniform) row: four warps a block, 32 rows a warp.
+/// The row network over every (uniform) row: four warps a block, 32 rows a
+/// warp; 16-byte staging where the rows are whole aligned chunks.
 template <class U, class V, int N>
 void launch_row_network(const segment_params<U, V>& p, const segment_reader& r, cudaStream_t s) {
   constexpr int threads = 128;
-  const std::size_t smem = (threads / 32) * 32 * (r.length | 1) * row_network_elem_bytes<U, V>();
-  int per_sm = 0;
-  RADIX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, row_network_kernel<U, V, N>, threads, smem));
-  const std::uint64_t blocks = (r.count + threads - 1) / threads;  // 32 rows a warp
-  const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, std::uint64_t(std::max(1, per_sm)) * sm_count()));
-  row_network_kernel<U, V, N><<<grid, threads, smem, s>>>(p, r);
-  RADIX_CUDA_CHECK_LAUNCH("radix row_network_kernel");
+  const auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  const auto launch = [&](auto kernel, row_staging staging) {
+    const std::size_t smem = (threads / 32) * row_network_warp_bytes<U, V, N>(staging, unsigned(r.length));
+    int per_sm = 0;
+    RADIX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    const std::uint64_t blocks = (r.count + threads - 1) / threads;  // 32 rows a warp
+    const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, std::uint64_t(std::max(1, per_sm)) * sm_count()));
+    kernel<<<grid, threads, smem, s>>>(p, r);
+    RADIX_CUDA_CHECK_LAUNCH("radix row_network_kernel");
+  };
+  constexpr bool has_values = !std::is_same_v<V, no_value>;
+  if constexpr (row_fills_chunks<U, N> && (!has_values || row_fills_chunks<V, N>)) {
+    const bool vector = r.length == unsigned(N) && aligned(p.keys) && (!p.sorted_keys || aligned(p.sorted_keys)) &&
+                        (p.mode == sort_mode::keys || aligned(p.values));
+    if (vector) return launch(row_network_kernel<U, V, N, row_staging::vector>, row_staging::vector);
+  }
+  launch(row_network_kernel<U, V, N, row_staging::scalar>, row_staging::scalar);
 }
 
 /// Uniform segments of length L <= tiny: keys of up to 4 bytes in rows of 5

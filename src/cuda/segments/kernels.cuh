@@ -1,5 +1,5 @@
 // The segmented sort's kernels: binning by length, the lane-group route for
-// tiny segments, the warp route (warp_lsd_agent) for short ones, the block
+// tiny segments (uniform rows: row_network.cuh), the warp route (warp_lsd_agent) for short ones, the block
 // routes (Onesweep's single-tile agent or block sort, one segment per block
 // at a time) and the long route (block_lsd_agent).
 #pragma once
@@ -11,26 +11,14 @@
 #include "../onesweep/block_sort_agent.cuh"
 #include "../onesweep/single_tile_agent.cuh"
 #include "block_lsd_agent.cuh"
+#include "params.cuh"
+#include "row_network.cuh"
 #include "split_agent.cuh"
 #include "sweep.cuh"
 #include "warp_lsd_agent.cuh"
 #include "segments.hpp"
 
 namespace radix::cuda_detail {
-
-/// Where segment s begins, on the device: offsets of 4 or 8 bytes, or uniform.
-struct segment_reader {
-  const void* offsets = nullptr;
-  int offset_bytes = 0;  ///< 0: uniform
-  std::uint64_t length = 0;
-  std::uint64_t count = 0;
-
-  __device__ __forceinline__ std::uint64_t begin(std::uint64_t s) const {
-    if (offset_bytes == 0) return s * length;
-    if (offset_bytes == 4) return static_cast<const std::uint32_t*>(offsets)[s];
-    return static_cast<const std::uint64_t*>(offsets)[s];
-  }
-};
 
 /// The lists of block-sized segments (segment ids), by length: up to the
 /// small tile; the mid shape's, below and from mid_sort_min (the block
@@ -79,24 +67,6 @@ static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_
     else if (bins.sweep && len > bins.sweep_min) bins.sweep[atomicAdd(&bins.counts[sweep_count], 1u)] = segment_range{b, e};
     else bins.longer[atomicAdd(&bins.counts[long_count], 1u)] = segment_range{b, e};
   }
-}
-
-/// What the lane-group, warp and long routes read and write.
-template <class U, class V>
-struct segment_params {
-  U* keys = nullptr;
-  V* values = nullptr;  ///< pairs: values; argsort: local indices out
-  U* sorted_keys = nullptr;  ///< argsort: the keys in sorted order too, or nullptr
-  sort_mode mode = sort_mode::keys;
-  core::ordered_codec<U> codec{};
-  U range_mask = 0;
-};
-
-/// The row network's shared-memory element: the wider of key and value.
-template <class U, class V>
-constexpr std::size_t row_network_elem_bytes() {
-  if constexpr (std::is_same_v<V, no_value>) return sizeof(U);
-  else return sizeof(V) > sizeof(U) ? sizeof(V) : sizeof(U);
 }
 
 /// __shfl_sync of any unsigned key width.
@@ -152,109 +122,6 @@ __global__ void __launch_bounds__(256) tiny_segments_kernel(const segment_params
       if (p.mode == sort_mode::pairs) p.values[b + place] = v;
       else p.values[b + place] = index_value<V>(member);
     }
-  }
-}
-
-/// Sorts N composites ascending in registers: Batcher's bitonic network,
-/// every index a compile-time constant once unrolled (min and max of each
-/// pair).
-template <class C, int N>
-__device__ __forceinline__ void bitonic_sort(C (&a)[N]) {
-  static_assert(N >= 2 && (N & (N - 1)) == 0, "a power of two");
-#pragma unroll
-  for (int k = 2; k <= N; k <<= 1) {
-#pragma unroll
-    for (int j = k >> 1; j > 0; j >>= 1) {
-#pragma unroll
-      for (int i = 0; i < N; ++i) {
-        const int l = i ^ j;
-        if (l > i) {
-          const C x = a[i], y = a[l];
-          const bool up = (i & k) == 0;
-          a[i] = up ? (y < x ? y : x) : (x < y ? y : x);
-          a[l] = up ? (y < x ? x : y) : (x < y ? x : y);
-        }
-      }
-    }
-  }
-}
-
-/// Uniform rows of N / 2 < L <= N keys of at most 4 bytes: one lane sorts a
-/// whole row in registers with a sorting network. The network runs on
-/// composites (ordered key, position in the row), all distinct, so its order
-/// is the stable one, and the positions say where each key and value came
-/// from. A warp takes 32 consecutive rows: it loads them coalesced into its
-/// shared memory (rows at an odd stride, so that lane r reading row r has no
-/// bank conflicts), each lane sorts its row and rewrites it there in order,
-/// and the warp stores the rows back coalesced; values the same way through
-/// the same buffer. About a tenth of the lane-group route's instructions a
-/// key, whose every key is compared with each of its row's.
-template <class U, class V, int N>
-__global__ void __launch_bounds__(128) row_network_kernel(const segment_params<U, V> p, const segment_reader r) {
-  static_assert(sizeof(U) <= 4 && N <= 32, "positions take 5 bits");
-  constexpr bool has_values = !std::is_same_v<V, no_value>;
-  using C = std::conditional_t<sizeof(U) <= 2, unsigned, unsigned long long>;
-  constexpr int pos_bits = 5;
-  constexpr unsigned warps = 128 / 32;
-  constexpr std::size_t elem = row_network_elem_bytes<U, V>();
-  extern __shared__ __align__(16) unsigned char smem[];
-  const unsigned L = unsigned(r.length), S = L | 1u, lane = lane_id();
-  unsigned char* buf = smem + (threadIdx.x / 32) * 32 * S * elem;
-  // row of the t-th key of the warp's rows: (t * M) >> 16 is t / L for t < 1024
-  const unsigned M = (65536u + L - 1) / L;
-  const auto at = [&](unsigned t) { return t + ((t * M) >> 16) * (S - L); };
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * warps * 32;
-  for (std::uint64_t first = (std::uint64_t(blockIdx.x) * warps + threadIdx.x / 32) * 32; first < r.count;
-       first += stride) {
-    const unsigned rows = unsigned(std::min<std::uint64_t>(32, r.count - first)), m = rows * L;
-    const bool mine = lane < rows;
-    U* ks = reinterpret_cast<U*>(buf);
-    const U* gk = p.keys + first * L;
-    for (unsigned t = lane; t < m; t += 32) ks[at(t)] = gk[t];
-    __syncwarp();
-    C a[N];
-#pragma unroll
-    for (int i = 0; i < N; ++i)  // padding: the largest composite, after every key
-      a[i] = mine && unsigned(i) < L
-                 ? (C(U(p.codec(ks[lane * S + i]) & p.range_mask)) << pos_bits) | C(i)
-                 : ~C(0);
-    bitonic_sort<C, N>(a);
-    const auto from = [&](int i) { return unsigned(a[i]) & ((1u << pos_bits) - 1); };
-    if (p.mode != sort_mode::argsort || p.sorted_keys) {
-      U k[N];
-#pragma unroll
-      for (int i = 0; i < N; ++i)
-        if (mine && unsigned(i) < L) k[i] = ks[lane * S + from(i)];
-#pragma unroll
-      for (int i = 0; i < N; ++i)
-        if (mine && unsigned(i) < L) ks[lane * S + i] = k[i];
-      __syncwarp();
-      U* out = (p.mode != sort_mode::argsort ? p.keys : p.sorted_keys) + first * L;
-      for (unsigned t = lane; t < m; t += 32) out[t] = ks[at(t)];
-    }
-    if constexpr (has_values) {
-      __syncwarp();  // the keys are out of the buffer
-      V* vs = reinterpret_cast<V*>(buf);
-      V* gv = p.values + first * L;
-      if (p.mode == sort_mode::argsort) {
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-          if (mine && unsigned(i) < L) vs[lane * S + i] = index_value<V>(from(i));
-      } else {
-        for (unsigned t = lane; t < m; t += 32) vs[at(t)] = gv[t];
-        __syncwarp();
-        V v[N];
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-          if (mine && unsigned(i) < L) v[i] = vs[lane * S + from(i)];
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-          if (mine && unsigned(i) < L) vs[lane * S + i] = v[i];
-      }
-      __syncwarp();
-      for (unsigned t = lane; t < m; t += 32) gv[t] = vs[at(t)];
-    }
-    __syncwarp();  // the buffer is free for the next rows
   }
 }
 
