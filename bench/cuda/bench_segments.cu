@@ -11,7 +11,8 @@
 // keys are compared with CUB's. Ratios are CUB's time over radix's: above 1
 // means radix is faster.
 //
-//   radix_segments_bench [--log2 28] [--reps 7] [--only <substring of the case name>]
+//   radix_segments_bench [--log2 28] [--reps 7] [--only <substring of the case name>] [--uniform L,...]
+//                        [--total]   (radix sorts floats in the IEEE total order)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -112,6 +113,10 @@ struct row {
   std::string text;
 };
 
+/// radix's options in every case (--total: floats in the IEEE total order,
+/// which for these finite keys is the same order as the numeric one).
+radix::options g_opts;
+
 /// with_index: values are positions inside the row (int64, what torch.sort
 /// returns): radix fills them and sorts pairs, or (via_argsort) one argsort
 /// writes the positions and the sorted keys to a second buffer.
@@ -138,9 +143,10 @@ void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream
   areq.index_bytes = sizeof(V);
   areq.sorted_keys = ksorted.p;
   areq.segs = segs;
+  areq.opts = g_opts;
   std::size_t rws = via_argsort ? radix::cuda::workspace_bytes(areq)
-                    : pairs     ? radix::cuda::sort_segments_workspace_bytes<K, V>(n, segs)
-                                : radix::cuda::sort_segments_workspace_bytes<K>(n, segs);
+                    : pairs     ? radix::cuda::sort_segments_workspace_bytes<K, V>(n, segs, g_opts)
+                                : radix::cuda::sort_segments_workspace_bytes<K>(n, segs, g_opts);
   dmem<unsigned char> ws(rws);
 
   std::size_t cub_a = 0, cub_b = 0;
@@ -170,8 +176,8 @@ void run_case(const shape& sh, bool pairs, bool with_index, int reps, cudaStream
     const float a = ev.ms(st, [&] {
       if (via_argsort) return radix::cuda::sort(areq, ws.p, rws, st);
       if (with_index) fill_local_index<V><<<4096, 256, 0, st>>>(vr.p, off.p, count, sh.uniform);
-      if (pairs) radix::cuda::sort_segments(kr.p, vr.p, n, segs, ws.p, rws, st);
-      else radix::cuda::sort_segments(kr.p, n, segs, ws.p, rws, st);
+      if (pairs) radix::cuda::sort_segments(kr.p, vr.p, n, segs, ws.p, rws, st, g_opts);
+      else radix::cuda::sort_segments(kr.p, n, segs, ws.p, rws, st, g_opts);
     });
     reset(k0.p, v0.p);
     dk = cub::DoubleBuffer<K>(k0.p, k1.p);
@@ -229,8 +235,9 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--uniform" && i + 1 < argc) extra = argv[++i];
+    else if (a == "--total") g_opts.floats = radix::float_order::total;
     else {
-      std::fprintf(stderr, "usage: radix_segments_bench [--log2 28] [--reps 7] [--only text[,text...]] [--uniform L[,L...]]\n");
+      std::fprintf(stderr, "usage: radix_segments_bench [--log2 28] [--reps 7] [--only text[,text...]] [--uniform L[,L...]] [--total]\n");
       return 2;
     }
   }

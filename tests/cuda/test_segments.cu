@@ -326,6 +326,11 @@ TEST_CASE(segments_row_network, true) {
   check_batch<std::uint16_t, std::uint8_t>(rows16, true, {}, 33, "u16/u8 rows of 16");
   check_batch_of<std::uint16_t, std::uint16_t>(rows16, true, {}, random_bits<std::uint16_t>(1013 * 16, 34),
                                                "u16/u16 unaligned rows of 16", 3);
+  // pairs with 8-byte values: the network where rows are whole chunks, the lane groups off alignment
+  check_batch<float, std::uint64_t>(rows16, true, desc, 35, "f32/u64 rows of 16 descending");
+  check_batch<std::uint32_t, std::uint64_t>(std::vector<std::uint64_t>(1001, 32), true, {}, 36, "u32/u64 rows of 32");
+  check_batch<std::uint16_t, std::uint64_t>(std::vector<std::uint64_t>(1001, 8), true, {}, 37, "u16/u64 rows of 8");
+  check_batch_of<float, std::uint64_t>(rows16, true, {}, special_floats(1013 * 16, 38, 4), "f32/u64 unaligned rows of 16", 1);
   // argsort into 8-byte positions: the widest rows of values (8 chunks at 16 keys)
   check_wide_positions<float>(1000, 16, desc, 61, ~0ull, true);
   check_wide_positions<std::uint32_t>(777, 32, {}, 62);
@@ -526,6 +531,9 @@ TEST_CASE(segments_sweep_route, false) {
     check_batch<std::uint32_t>(l, false, {}, 166, "u32, 8 random bits" + w, 0xFF);
     check_batch<std::uint32_t>(l, false, desc, 167, "u32, 16 random bits, descending" + w, 0xFFFF);
     check_batch<float, std::uint64_t>(l, false, {}, 168, "f32/u64, all equal" + w, 0);
+    options total;
+    total.floats = float_order::total;
+    check_batch<float>(l, false, total, 169, "f32 total order" + w);
   }
 }
 
@@ -539,6 +547,9 @@ TEST_CASE(segments_sweep_small, true) {
   check_batch<std::uint32_t>(l, false, {}, 171, "u32 offsets, sweep from 8193");
   check_batch<double, std::uint64_t, std::uint64_t>(l, false, c.desc, 172, "f64/u64 descending, sweep from 8193");
   check_batch<std::uint32_t>(l, false, {}, 173, "u32, 8 random bits, sweep from 8193", 0xFF);
+  options total = c.desc;
+  total.floats = float_order::total;
+  check_batch<float>(l, false, total, 176, "f32 total order descending, sweep from 8193");
   // uniform rows the long route would take (the bin and split routes off)
   c.tuning.bin_sort = false;
   c.tuning.split_rows = false;

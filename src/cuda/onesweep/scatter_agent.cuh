@@ -67,10 +67,11 @@ namespace radix::cuda_detail {
 enum class scatter_forms : std::uint8_t {
   linear,  ///< integer keys: one XOR
   floats,  ///< biased and canonical, picked per pass from the histogram's finding (control::canon_used)
-  /// canonical alone (floats whose codec canonicalises): the segmented
+  /// One float form alone, picked on the host from the codec: the segmented
   /// sweep's tiles, whose kernel holding both forms spilled at its 80
-  /// registers (bench/results/segments-h100-2026-11-27-sweep.md)
-  canonical,
+  /// registers (bench/results/segments-h100-2026-11-27-sweep.md).
+  canonical,  ///< floats whose codec canonicalises (numeric order)
+  biased,     ///< floats whose codec does not (IEEE total order)
 };
 
 /// Where a tile of a pass lies, as a tile source (below) finds it.
@@ -212,6 +213,8 @@ struct scatter_agent {
       run<key_form::linear>();
     } else if constexpr (Forms == scatter_forms::canonical) {
       run<key_form::canonical>();
+    } else if constexpr (Forms == scatter_forms::biased) {
+      run<key_form::biased>();
     } else {
       // without NaNs and -0 (the histogram kernel looked) canonical == biased
       const bool canonical = p.codec.canon && p.ctl->canon_used;

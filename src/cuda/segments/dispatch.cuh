@@ -529,7 +529,7 @@ void launch_sweep_route(onesweep_params<U, V> op, const pass_list& passes, const
     };
     if (op.codec.linear()) passes_of.template operator()<scatter_forms::linear>();
     else if (op.codec.canon) passes_of.template operator()<scatter_forms::canonical>();
-    else passes_of.template operator()<scatter_forms::floats>();
+    else passes_of.template operator()<scatter_forms::biased>();
     launch_dependent(pdl, sweep_finish_kernel<U, V>, unsigned(std::min<std::uint64_t>(tiles_most, 8ull * sms)), 256, 0,
                      s, op, tiles);
   }
@@ -570,12 +570,25 @@ void launch_tiny_route(const segment_params<U, V>& p, const segment_reader& r, c
   RADIX_CUDA_CHECK_LAUNCH("radix tiny_segments_kernel");
 }
 
+/// Whether the row network stages these rows 16 bytes at a time: rows of
+/// exactly N keys whose keys and values fill whole chunks, every array
+/// 16-byte aligned.
+template <class U, class V, int N>
+bool rows_whole_chunks(const segment_params<U, V>& p, const segment_reader& r) {
+  if constexpr (!row_vector_compiled<U, V, N>) {
+    return false;
+  } else {
+    const auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    return r.length == unsigned(N) && aligned(p.keys) && (!p.sorted_keys || aligned(p.sorted_keys)) &&
+           (p.mode == sort_mode::keys || aligned(p.values));
+  }
+}
+
 /// The row network over every (uniform) row: four warps a block, 32 rows a
 /// warp; 16-byte staging where the rows are whole aligned chunks.
 template <class U, class V, int N>
 void launch_row_network(const segment_params<U, V>& p, const segment_reader& r, cudaStream_t s) {
   constexpr int threads = 128;
-  const auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   const auto launch = [&](auto kernel, row_staging staging) {
     const std::size_t smem = (threads / 32) * row_network_warp_bytes<U, V, N>(staging, unsigned(r.length));
     int per_sm = 0;
@@ -585,30 +598,27 @@ void launch_row_network(const segment_params<U, V>& p, const segment_reader& r, 
     kernel<<<grid, threads, smem, s>>>(p, r);
     RADIX_CUDA_CHECK_LAUNCH("radix row_network_kernel");
   };
-  constexpr bool has_values = !std::is_same_v<V, no_value>;
-  if constexpr (row_fills_chunks<U, N> && (!has_values || row_fills_chunks<V, N>)) {
-    const bool vector = r.length == unsigned(N) && aligned(p.keys) && (!p.sorted_keys || aligned(p.sorted_keys)) &&
-                        (p.mode == sort_mode::keys || aligned(p.values));
-    if (vector) return launch(row_network_kernel<U, V, N, row_staging::vector>, row_staging::vector);
-  }
+  if constexpr (row_vector_compiled<U, V, N>)
+    if (rows_whole_chunks<U, V, N>(p, r))
+      return launch(row_network_kernel<U, V, N, row_staging::vector>, row_staging::vector);
   launch(row_network_kernel<U, V, N, row_staging::scalar>, row_staging::scalar);
 }
 
 /// Uniform segments of length L <= tiny: keys of up to 4 bytes in rows of 5
 /// to 32 by the row network (N, the power of two >= L: from 5 keys on it
 /// takes fewer instructions than comparing every pair), except pairs with
-/// 8-byte values (rows of 16 f32 keys with int64 values: 3.19 ms by the lane
-/// groups, 3.46 by the network); others by groups of the smallest power of
-/// two >= L.
+/// 8-byte values in rows it stages one element at a time (rows of 16 f32
+/// keys with int64 values: 3.19 ms by the lane groups, 3.46 by the network
+/// so staged); others by groups of the smallest power of two >= L.
 template <class U, class V>
 void launch_tiny_uniform(const segment_params<U, V>& p, const segment_reader& r, std::uint64_t L, cudaStream_t s) {
   constexpr bool wide_values = !std::is_same_v<V, no_value> && sizeof(V) > 4;
   if constexpr (sizeof(U) <= 4) {
-    if (!(wide_values && p.mode == sort_mode::pairs)) {
-      if (L > 4 && L <= 8) return launch_row_network<U, V, 8>(p, r, s);
-      if (L > 8 && L <= 16) return launch_row_network<U, V, 16>(p, r, s);
-      if (L > 16) return launch_row_network<U, V, 32>(p, r, s);
-    }
+    const bool scalar_ok = !(wide_values && p.mode == sort_mode::pairs);
+    if (L > 4 && L <= 8 && (scalar_ok || rows_whole_chunks<U, V, 8>(p, r))) return launch_row_network<U, V, 8>(p, r, s);
+    if (L > 8 && L <= 16 && (scalar_ok || rows_whole_chunks<U, V, 16>(p, r)))
+      return launch_row_network<U, V, 16>(p, r, s);
+    if (L > 16 && (scalar_ok || rows_whole_chunks<U, V, 32>(p, r))) return launch_row_network<U, V, 32>(p, r, s);
   }
   if (L <= 1) return launch_tiny_route<U, V, 1>(p, r, s);
   if (L <= 2) return launch_tiny_route<U, V, 2>(p, r, s);

@@ -53,6 +53,10 @@ enum class row_order {
 template <class T, int N>
 constexpr bool row_fills_chunks = (N * sizeof(T)) % 16 == 0;
 
+/// Rows of N keys (and their values) that can take the vector staging.
+template <class U, class V, int N>
+constexpr bool row_vector_compiled = row_fills_chunks<U, N> && (std::is_same_v<V, no_value> || row_fills_chunks<V, N>);
+
 /// A warp's 32 rows of T in shared memory, laid out for one staging.
 template <class T, int N, row_staging S>
 struct row_buffer {
