@@ -158,21 +158,22 @@ std::vector<float> normal_floats(std::size_t n, std::uint64_t seed) {
 /// poisoned buffers.
 template <class K>
 void check_wide_positions(std::uint64_t count, std::uint64_t len, options o, std::uint64_t seed,
-                          std::uint64_t keep = ~0ull, bool normal = false) {
+                          std::uint64_t keep = ~0ull, bool normal = false, std::size_t shift = 0) {
   const std::uint64_t n = count * len;
   std::vector<K> keys;
   if constexpr (std::is_same_v<K, float>)
     if (normal) keys = normal_floats(n, seed);
   if (keys.empty()) keys = random_bits<K>(n, seed, false, keep);
-  std::printf("  8-byte positions: uniform %llu x %llu seed=%llu%s\n", (unsigned long long)count,
-              (unsigned long long)len, (unsigned long long)seed, normal ? " (normal floats)" : "");
+  std::printf("  8-byte positions: uniform %llu x %llu seed=%llu%s%s\n", (unsigned long long)count,
+              (unsigned long long)len, (unsigned long long)seed, normal ? " (normal floats)" : "",
+              shift ? " (off alignment)" : "");
   std::vector<std::uint64_t> want(n);
   radix::argsort_segments(std::span<const K>(keys), std::span<std::uint64_t>(want), segments::uniform(count, len),
                           on(engine::cpu, o));
   std::vector<K> sorted(n);
   for (std::uint64_t i = 0; i < n; ++i) sorted[i] = keys[(i / len) * len + want[i]];
-  dvec<K> dk(keys), ds(std::vector<K>(n, K(0x5A)));
-  dvec<std::uint64_t> di(std::vector<std::uint64_t>(n, ~0ull));
+  shifted<K> dk(keys, shift), ds(std::vector<K>(n, K(0x5A)), shift);
+  shifted<std::uint64_t> di(std::vector<std::uint64_t>(n, ~0ull), shift);
   argsort_with_sorted_keys<K>(dk.p, di.p, 8, ds.p, n, o, segments::uniform(count, len));
   CHECK_MSG(same(di.down(), want), "8-byte positions, uniform %llu x %llu", (unsigned long long)count,
             (unsigned long long)len);
@@ -331,10 +332,18 @@ TEST_CASE(segments_row_network, true) {
   check_batch<std::uint32_t, std::uint64_t>(std::vector<std::uint64_t>(1001, 32), true, {}, 36, "u32/u64 rows of 32");
   check_batch<std::uint16_t, std::uint64_t>(std::vector<std::uint64_t>(1001, 8), true, {}, 37, "u16/u64 rows of 8");
   check_batch_of<float, std::uint64_t>(rows16, true, {}, special_floats(1013 * 16, 38, 4), "f32/u64 unaligned rows of 16", 1);
-  // argsort into 8-byte positions: the widest rows of values (8 chunks at 16 keys)
+  // argsort into 8-byte positions: the widest rows of values (8 chunks a row at
+  // 16 keys, 16 at 32); off alignment, rows of 32 take the most shared memory
   check_wide_positions<float>(1000, 16, desc, 61, ~0ull, true);
   check_wide_positions<std::uint32_t>(777, 32, {}, 62);
   check_wide_positions<float>(555, 8, {}, 63);
+  check_wide_positions<float>(1000, 32, desc, 64, ~0ull, false, 1);
+  check_wide_positions<std::uint16_t>(999, 31, {}, 65, ~0ull, false, 1);
+  // rows shorter than the network (scalar staging, padded), keys alone in both orders
+  check_batch_of<float>(std::vector<std::uint64_t>(1000, 13), true, desc, special_floats(13000, 66, 4),
+                        "f32 rows of 13 descending");
+  check_batch<std::uint8_t>(std::vector<std::uint64_t>(1000, 27), true, {}, 67, "u8 rows of 27");
+  check_batch<std::uint16_t>(std::vector<std::uint64_t>(1000, 6), true, desc, 68, "u16 rows of 6 descending");
 }
 
 /// Every kernel once, on small inputs (the compute-sanitizer set, with

@@ -589,19 +589,20 @@ bool rows_whole_chunks(const segment_params<U, V>& p, const segment_reader& r) {
 template <class U, class V, int N>
 void launch_row_network(const segment_params<U, V>& p, const segment_reader& r, cudaStream_t s) {
   constexpr int threads = 128;
-  const auto launch = [&](auto kernel, row_staging staging) {
-    const std::size_t smem = (threads / 32) * row_network_warp_bytes<U, V, N>(staging, unsigned(r.length));
-    int per_sm = 0;
-    RADIX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  // (rows of 32 4-byte keys with 8-byte values, scalar-staged, take 50688
+  // bytes a block: above the 48 KiB a launch gets without the attribute)
+  const auto launch = [&]<row_staging S>() {
+    constexpr auto kernel = row_network_kernel<U, V, N, S>;
+    constexpr std::size_t most = (threads / 32) * row_network_warp_bytes<U, V, N>(S, unsigned(N));
+    const std::size_t smem = (threads / 32) * row_network_warp_bytes<U, V, N>(S, unsigned(r.length));
     const std::uint64_t blocks = (r.count + threads - 1) / threads;  // 32 rows a warp
-    const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, std::uint64_t(std::max(1, per_sm)) * sm_count()));
+    const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, resident_blocks<kernel, threads, most>()));
     kernel<<<grid, threads, smem, s>>>(p, r);
     RADIX_CUDA_CHECK_LAUNCH("radix row_network_kernel");
   };
   if constexpr (row_vector_compiled<U, V, N>)
-    if (rows_whole_chunks<U, V, N>(p, r))
-      return launch(row_network_kernel<U, V, N, row_staging::vector>, row_staging::vector);
-  launch(row_network_kernel<U, V, N, row_staging::scalar>, row_staging::scalar);
+    if (rows_whole_chunks<U, V, N>(p, r)) return launch.template operator()<row_staging::vector>();
+  launch.template operator()<row_staging::scalar>();
 }
 
 /// Uniform segments of length L <= tiny: keys of up to 4 bytes in rows of 5

@@ -66,7 +66,7 @@ struct row_buffer {
   unsigned stride;  ///< (scalar) elements a row: the row length, made odd
 
   /// Bytes of one warp's buffer (a multiple of 16, so the next one is aligned).
-  RADIX_HD static std::size_t bytes(unsigned stride) { return (32 * stride * sizeof(T) + 15) / 16 * 16; }
+  RADIX_HD static constexpr std::size_t bytes(unsigned stride) { return (32 * stride * sizeof(T) + 15) / 16 * 16; }
 
   /// Where row r keeps its chunk j: eight consecutive rows' chunk j in
   /// eight different 16-byte bank groups.
@@ -186,9 +186,10 @@ __device__ __forceinline__ void sort_network(C (&a)[N]) {
   }(std::make_integer_sequence<int, chunks>{});
 }
 
-/// Bytes of shared memory a warp uses: its rows of keys, then of values.
+/// Bytes of shared memory a warp uses: its rows of keys, then of values
+/// (the most: rows of N keys, whose scalar stride is N + 1).
 template <class U, class V, int N>
-RADIX_HD std::size_t row_network_warp_bytes(row_staging s, unsigned L) {
+RADIX_HD constexpr std::size_t row_network_warp_bytes(row_staging s, unsigned L) {
   const unsigned stride = s == row_staging::vector ? unsigned(N) : (L | 1u);
   std::size_t b = row_buffer<U, N, row_staging::scalar>::bytes(stride);
   if constexpr (!std::is_same_v<V, no_value>) b += row_buffer<V, N, row_staging::scalar>::bytes(stride);
