@@ -10,6 +10,7 @@
 
 #include "lsd_sorter.hpp"
 #include "radix/core/segments.hpp"
+#include "row_network_simd.hpp"
 #include "sorting_network.hpp"
 
 namespace radix::cpu {
@@ -102,6 +103,12 @@ void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs) {
     }
     return lo;
   };
+  // Uniform rows of 5-32 4-byte keys alone, every bit compared: eight at a
+  // time in SIMD lanes where the CPU has AVX2 (row_network_simd.hpp).
+  bool rows8 = false;
+  if constexpr (std::is_same_v<U, std::uint32_t> && std::is_same_v<V, no_value>)
+    rows8 = segs.layout == segment_layout::uniform && segs.length >= 5 && segs.length <= 32 && !whole.keys_readonly &&
+            whole.begin_bit == 0 && whole.end_bit == 32 && network::rows_avx2();
   sorter<U, V> shared(whole);
   shared.prepare_segments();
   const std::uint64_t nchunks = (n + chunk - 1) / chunk;
@@ -112,6 +119,17 @@ void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs) {
       const std::uint64_t s1 = first_at(std::min(n, (c + 1) * chunk));
       std::uint64_t s = first_at(c * chunk);
       for (std::uint64_t b = v.begin(s); s < s1; ++s) {
+        if constexpr (std::is_same_v<U, std::uint32_t> && std::is_same_v<V, no_value>) {
+          if (rows8 && s + 8 <= s1) {
+            const unsigned L = unsigned(segs.length);
+            // (rows holding a key the canonicalisation changes go one at a time, stably)
+            if (!network::sort_rows8(whole.keys + b, L, whole.codec))
+              for (unsigned j = 0; j < 8; ++j) w.sort(b + j * L, L);
+            s += 7;
+            b += 8 * std::uint64_t(L);
+            continue;
+          }
+        }
         const std::uint64_t e = v.end(s), m = e - b;
         if (pool == 1 || m < big) w.sort(b, m);
         b = e;
