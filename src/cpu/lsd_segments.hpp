@@ -80,8 +80,16 @@ void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs) {
   const std::uint64_t n = whole.n;
   const core::segment_view v(segs, n);
   const unsigned pool = threads_for(n, whole.threads, 1);
+  // Uniform rows of 5-64 4-byte keys alone, every bit compared: eight at a
+  // time in SIMD lanes where the CPU has AVX2 (row_network_simd.hpp), so
+  // chunks hold whole groups of eight rows.
+  bool rows8 = false;
+  if constexpr (std::is_same_v<U, std::uint32_t> && std::is_same_v<V, no_value>)
+    rows8 = segs.layout == segment_layout::uniform && segs.length >= 5 && segs.length <= 64 && !whole.keys_readonly &&
+            whole.begin_bit == 0 && whole.end_bit == 32 && network::rows_avx2();
   const std::uint64_t chunks = std::uint64_t(pool) * C::chunks_per_thread;
-  const std::uint64_t chunk = std::max<std::uint64_t>(1, (n + chunks - 1) / chunks);
+  const std::uint64_t group = rows8 ? 8 * segs.length : 1;
+  const std::uint64_t chunk = (std::max<std::uint64_t>(1, (n + chunks - 1) / chunks) + group - 1) / group * group;
   const std::uint64_t big = std::max(C::parallel_min, chunk + 1);
 
   // The long segments, each by all threads.
@@ -103,12 +111,6 @@ void lsd_sort_segments(const lsd_job<U, V>& whole, const segments& segs) {
     }
     return lo;
   };
-  // Uniform rows of 5-32 4-byte keys alone, every bit compared: eight at a
-  // time in SIMD lanes where the CPU has AVX2 (row_network_simd.hpp).
-  bool rows8 = false;
-  if constexpr (std::is_same_v<U, std::uint32_t> && std::is_same_v<V, no_value>)
-    rows8 = segs.layout == segment_layout::uniform && segs.length >= 5 && segs.length <= 32 && !whole.keys_readonly &&
-            whole.begin_bit == 0 && whole.end_bit == 32 && network::rows_avx2();
   sorter<U, V> shared(whole);
   shared.prepare_segments();
   const std::uint64_t nchunks = (n + chunk - 1) / chunk;

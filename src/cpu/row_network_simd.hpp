@@ -1,12 +1,12 @@
-// Uniform rows of 5 to 32 keys of 4 bytes, keys alone, eight rows at a time
+// Uniform rows of 5 to 64 keys of 4 bytes, keys alone, eight rows at a time
 // in the eight 32-bit lanes of AVX2 registers: register i holds key i of
 // each of the eight rows, and Batcher's odd-even merge network (the table the
 // scalar network and the CUDA row network use) runs as one unsigned min and
 // one max per comparator for all eight rows. Without positions: only where
 // equal ordered keys are equal keys, so that stability cannot show (the
 // CUDA row network's keys-only order, one row a lane as there). Rows of 16
-// and 32 sort 1.7-2x faster than by the scalar network of packed words
-// (bench/results/cpu-segments-2026-11-27-c.md).
+// and 32 sort 1.7-2x faster than by the scalar network of packed words, 64
+// 1.4x (its 64 registers spill: AVX2 has 16; bench/results/cpu-segments-2026-11-27-c.md).
 #pragma once
 #include <cstdint>
 #include <utility>
@@ -100,13 +100,14 @@ __attribute__((target("avx2"))) bool sort_rows8(std::uint32_t* keys, unsigned L,
 
 }  // namespace rows_detail
 
-/// Sorts eight consecutive rows of L (5 <= L <= 32) 4-byte keys alone in
+/// Sorts eight consecutive rows of L (5 <= L <= 64) 4-byte keys alone in
 /// place, every bit compared, where this CPU has AVX2 and no key of the
 /// rows is one the canonicalisation changes; returns whether it did.
 inline bool sort_rows8(std::uint32_t* keys, unsigned L, const core::ordered_codec<std::uint32_t>& c) {
   if (L <= 8) return rows_detail::sort_rows8<8>(keys, L, c);
   if (L <= 16) return rows_detail::sort_rows8<16>(keys, L, c);
-  return rows_detail::sort_rows8<32>(keys, L, c);
+  if (L <= 32) return rows_detail::sort_rows8<32>(keys, L, c);
+  return rows_detail::sort_rows8<64>(keys, L, c);
 }
 
 #else

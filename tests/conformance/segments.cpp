@@ -45,10 +45,13 @@ std::vector<shape> shapes(std::uint64_t seed) {
                  return v;
                }(), false, true});
   s.push_back({"uniform 512 x 16", std::vector<std::uint64_t>(512, 16), true});
-  // rows of 5-32 keys: the CPU's eight rows at a time in SIMD lanes, a tail of fewer than eight
+  // rows of 5-64 keys: the CPU's eight rows at a time in SIMD lanes (chunks of whole groups of
+  // eight), a last group of fewer than eight
   s.push_back({"uniform 203 x 13", std::vector<std::uint64_t>(203, 13), true});
   s.push_back({"uniform 97 x 32", std::vector<std::uint64_t>(97, 32), true});
   s.push_back({"uniform 41 x 5", std::vector<std::uint64_t>(41, 5), true});
+  s.push_back({"uniform 67 x 64", std::vector<std::uint64_t>(67, 64), true});
+  s.push_back({"uniform 30 x 33", std::vector<std::uint64_t>(30, 33), true});
   s.push_back({"uniform 64 x 1000", std::vector<std::uint64_t>(64, 1000), true});
   s.push_back({"uniform 3 x 20000", std::vector<std::uint64_t>(3, 20000), true});
   s.push_back({"uniform 100 x 1", std::vector<std::uint64_t>(100, 1), true});
