@@ -47,12 +47,16 @@ __attribute__((target("avx2"))) inline void chunk(__m256i* r, std::integer_seque
   (comparator<N, First + I>(r), ...);
 }
 
+// (no lambda: it would not carry the target attribute, and its calls could
+// not be inlined, leaving the registers in memory)
+template <int N, int... K>
+__attribute__((target("avx2"))) inline void chunks(__m256i* r, std::integer_sequence<int, K...>) {
+  (chunk<N, K * 64>(r, std::make_integer_sequence<int, 64>{}), ...);
+}
+
 template <int N>
 __attribute__((target("avx2"))) inline void sort_network(__m256i* r) {
-  constexpr int size = 64, chunks = (core::network::batcher<N>.count + size - 1) / size;
-  [&]<int... K>(std::integer_sequence<int, K...>) {
-    (chunk<N, K * size>(r, std::make_integer_sequence<int, size>{}), ...);
-  }(std::make_integer_sequence<int, chunks>{});
+  chunks<N>(r, std::make_integer_sequence<int, (core::network::batcher<N>.count + 63) / 64>{});
 }
 
 /// Eight rows of L <= N keys at `keys` (row j at j * L), sorted in place.
