@@ -434,10 +434,21 @@ TEST_CASE(segments_bin_route, true) {
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(40, 40), true, desc, 85, "u32 rows of 40 descending" + w);
     check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(60, 1024), true, desc, 86,
                                       "f32/u64 rows of 1024 descending" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(33, 1024), true, {}, 92, "u32 rows of 1024" + w);
     // the largest shape: argsort and keys alone (pairs with these values need more shared memory than a block has)
     check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(5, 16384), true, {}, 88, "f32/u64 rows of 16384" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(4, 12000), true, desc, 87,
                                "u32 rows of 12000, few unique (the long route after)" + w);
+    // a bin of 31, 32 (bin_sort_agent::most_in_bin) and 33 equal keys (crowded: the route of the length after)
+    {
+      const std::uint64_t rows = 9, len = 1000;
+      std::printf("  segments u32 rows of 1000, 31-33 equal keys%s: seed=91\n", w.c_str());
+      auto k = random_bits<std::uint32_t>(rows * len, 91, false, ~0ull);
+      for (std::uint64_t r = 0; r < rows; ++r)
+        for (std::uint64_t c = 1; c < 31 + r % 3; ++c) k[r * len + (c * 37) % len] = k[r * len];
+      check_batch_of<std::uint32_t>(std::vector<std::uint64_t>(rows, len), true, desc, k,
+                                    "u32 rows of 1000, 31-33 equal keys" + w);
+    }
     // normal floats (torch.randn): their bins follow the keys, not the span
     check_wide_positions<float>(300, 1024, {}, 89, ~0ull, true);
     check_wide_positions<float>(9, 16384, desc, 90, ~0ull, true);

@@ -67,11 +67,14 @@ struct bin_map {
       const int wbits = width ? 64 - __clzll((unsigned long long)width) : 0;
       const int pre = wbits > 24 ? wbits - 24 : 0;
       const unsigned w = unsigned(width >> pre);  // the offsets run over [0, w]
-      // scale = fine x 2^shift / (w + 1), with shift putting it in [2^30, 2^32): ample precision, a
-      // 32 x 32-bit product, and offset x scale < fine x 2^shift even rounded up by one (w (w + 1) is
-      // below 2^(30 + bits of w)), so no key passes its range's last bin.
+      // scale = fine x 2^shift / (w + 1), with shift putting it in [2^30, 2^32): a 32 x 32-bit
+      // product. It is computed in single precision rounded down at each step (fine and w + 1 <= 2^24
+      // are exact floats; the power of two exact), so it is at most the exact quotient and within
+      // 2^-22 of it: offset x scale < fine x 2^shift for every offset <= w (no key passes its range's
+      // last bin), and the bins stay evenly filled.
       const int shift = fine ? 31 + (w ? 32 - __clz(w) : 0) - (32 - __clz(fine)) : 0;
-      const unsigned scale = fine ? unsigned(ldexp(double(fine), shift) / (double(w) + 1.0)) : 0u;
+      const float quotient = __fdiv_rd(float(fine), float(w) + 1.0f);
+      const unsigned scale = fine ? __float2uint_rd(quotient * __int_as_float((127 + shift) << 23)) : 0u;
       out[c] = entry{start, scale, std::uint16_t(base), std::uint8_t(pre), std::uint8_t(shift)};
     }
     __syncthreads();

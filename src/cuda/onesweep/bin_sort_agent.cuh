@@ -17,6 +17,8 @@
 //   count    each key bumps its bin's counter (the old count is its arrival)
 //   scan     the counters become each bin's start
 //   place    the ordered keys and their origins at bin start + arrival
+//            (short rows: with a note of the key's place in its bin and the
+//            bin's size, bin_lookup::noted)
 //   finish   each key compares itself with its bin's keys, and it (with its
 //            value) goes to bin start + the number before it
 // Where some bin holds more than most_in_bin keys (runs of equal keys, a
@@ -34,12 +36,30 @@
 
 namespace radix::cuda_detail {
 
+/// How bin_sort_agent::finish finds the bin of a placed key (its start and its
+/// number of keys).
+enum class bin_lookup {
+  /// place() notes, in 16 bits of shared memory a key, the key's offset in its
+  /// bin and the bin's number of keys; count() keeps each key's bin in a
+  /// register for place(). Each key's bin is mapped once instead of three
+  /// times; it costs 2 bytes of shared memory and a register a key, so it
+  /// suits shapes of a few keys a thread, whose rows are short.
+  noted,
+  /// count(), place() and finish() each map the key (bin_map) and read its
+  /// bin's counter word: no shared memory or registers beyond the keys'.
+  mapped,
+};
+
+/// Whether a row fills the agent's shape: every thread's items exist (no
+/// bounds tests), or the row may be shorter.
+enum class row_fill { full, partial };
+
 template <class U, class V, int Threads, int Capacity, int BinBits>
 struct bin_sort_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int items = Capacity / Threads;  ///< keys a thread stages and counts
   static_assert(items * Threads == Capacity && Threads % 32 == 0, "whole rounds of the block");
-  /// A bin per key or two (segment_tiers picks BinBits by capacity): few
+  /// One or two bins a key (segment_tiers picks BinBits by capacity): few
   /// comparisons, and a counter table whose clearing and scan cost little
   /// against the keys.
   static constexpr int bin_bits = BinBits, bins = 1 << bin_bits;
@@ -55,16 +75,31 @@ struct bin_sort_agent {
   static constexpr unsigned most_in_bin = 32;
   static_assert(Capacity < 65536, "16-bit origins and bin starts");
   static constexpr int warps = Threads / 32;
+  /// Four keys of up to 4 bytes a thread (rows of up to 1024): the mapping is
+  /// a fair part of a key's work and the notes 2 KiB a block. (8-byte keys
+  /// then spilled at the shape's 48 registers.)
+  static constexpr bin_lookup lookup = items <= 4 && sizeof(U) <= 4 ? bin_lookup::noted : bin_lookup::mapped;
+  static constexpr bool noted = lookup == bin_lookup::noted;
+  static_assert(!noted || (bins <= 65536 && most_in_bin < 64), "a kept bin in 16 bits; a note's 6-bit fields");
+  /// Noted shapes (keys of up to 4 bytes) place each key with its origin
+  /// as one 64-bit word (ordered key << 16 | origin), which orders as the
+  /// key with ties by origin: finish() compares one word with another instead
+  /// of a key, then an origin (two loads and three comparisons).
+  static constexpr bool composite = noted;
+  static_assert(!composite || sizeof(U) <= 4, "a 32-bit key and a 16-bit origin in a word");
+  using placed_t = std::conditional_t<composite, std::uint64_t, U>;
 
   /// Shared memory: [counters | bin starts | placed ordered keys | their
-  /// origins | input keys | input values (pairs only)], each on a 16-byte boundary.
+  /// origins (unless composite) | notes (bin_lookup::noted) | input keys |
+  /// input values (pairs only)], each on a 16-byte boundary.
   struct layout {
     static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
     static constexpr std::size_t counters = 0;
     static constexpr std::size_t starts = counters + align16(words * 4);
     static constexpr std::size_t placed = starts + align16(words * 2);
-    static constexpr std::size_t origins = placed + align16(sizeof(U) * Capacity);
-    static constexpr std::size_t keys = origins + align16(2 * Capacity);
+    static constexpr std::size_t origins = placed + align16(sizeof(placed_t) * Capacity);
+    static constexpr std::size_t notes = origins + (composite ? 0 : align16(2 * Capacity));
+    static constexpr std::size_t keys = notes + (noted ? align16(2 * Capacity) : 0);
     static constexpr std::size_t values = keys + align16(sizeof(U) * Capacity);
   };
   /// Dynamic shared memory a block needs: input values only where it sorts pairs.
@@ -88,8 +123,9 @@ struct bin_sort_agent {
 
   __device__ __forceinline__ unsigned* counters() const { return reinterpret_cast<unsigned*>(smem + layout::counters); }
   __device__ __forceinline__ std::uint16_t* starts() const { return reinterpret_cast<std::uint16_t*>(smem + layout::starts); }
-  __device__ __forceinline__ U* placed() const { return reinterpret_cast<U*>(smem + layout::placed); }
+  __device__ __forceinline__ placed_t* placed() const { return reinterpret_cast<placed_t*>(smem + layout::placed); }
   __device__ __forceinline__ std::uint16_t* origins() const { return reinterpret_cast<std::uint16_t*>(smem + layout::origins); }
+  __device__ __forceinline__ std::uint16_t* notes() const { return reinterpret_cast<std::uint16_t*>(smem + layout::notes); }
   __device__ __forceinline__ U* keys() const { return reinterpret_cast<U*>(smem + layout::keys); }
   __device__ __forceinline__ V* values() const { return reinterpret_cast<V*>(smem + layout::values); }
 
@@ -124,26 +160,43 @@ struct bin_sort_agent {
   /// and gets the same answer; the caller syncs the block before the shared
   /// memory is used again.
   __device__ bool process(const block_sort_io<U, V>& io, U (&keys)[items], const block_sort_io<U, V>& next) {
-    const int n = io.n, tid = int(threadIdx.x);
+    // Full rows of the noted shape (uniform rows of exactly 1024 keys, as
+    // torch's rows often are) skip a bounds test and its branch per key and
+    // phase; larger shapes keep one copy of the code.
+    if constexpr (noted)
+      if (io.n == Capacity) return process_row<row_fill::full>(io, keys, next);
+    return process_row<row_fill::partial>(io, keys, next);
+  }
+
+  /// Whether item i of a row of n keys exists.
+  template <row_fill Fill>
+  __device__ __forceinline__ static bool exists(int i, int n) {
+    return Fill == row_fill::full || i < n;
+  }
+
+  template <row_fill Fill>
+  __device__ __forceinline__ bool process_row(const block_sort_io<U, V>& io, U (&keys)[items],
+                                              const block_sort_io<U, V>& next) {
+    const int n = Fill == row_fill::full ? Capacity : io.n, tid = int(threadIdx.x);
     U (&ordered)[items] = keys;  // the raw keys become ordered ones in stage
     U lo, hi;
-    stage(io, n, tid, ordered, lo, hi);
+    stage<Fill>(io, n, tid, ordered, lo, hi);
     if (lo == hi) {  // one key, maybe repeated: the input order is the sorted one
       load_keys(next, keys);
       write_in_input_order(io, n, tid);
       return true;
     }
-    const bin_map<U> map = map_bins(n, tid, ordered, lo, hi);
-    unsigned arrival[(items + 3) / 4];
-    if (__syncthreads_or(!count(n, tid, ordered, map, arrival))) {
+    const bin_map<U> map = map_bins<Fill>(n, tid, ordered, lo, hi);
+    unsigned arrival[arrival_words];
+    if (__syncthreads_or(!count<Fill>(n, tid, ordered, map, arrival))) {
       load_keys(next, keys);
       return false;
     }
     scan_counters(tid);
-    place(n, tid, ordered, map, arrival);
+    place<Fill>(n, tid, ordered, map, arrival);
     __syncthreads();
     load_keys(next, keys);
-    finish(io, n, tid, map);
+    finish<Fill>(io, n, tid, map);
     return true;
   }
 
@@ -152,6 +205,7 @@ struct bin_sort_agent {
   /// span found. The values' loads are all issued before the first is used:
   /// 4- and 8-byte values by cp.async (global to shared, no registers held),
   /// narrower ones through registers.
+  template <row_fill Fill>
   __device__ __forceinline__ void stage(const block_sort_io<U, V>& io, int n, int tid, U (&ordered)[items], U& lo,
                                         U& hi) const {
     if constexpr (has_values && (sizeof(V) == 4 || sizeof(V) == 8))
@@ -159,7 +213,7 @@ struct bin_sort_agent {
 #pragma unroll
         for (int j = 0; j < items; ++j) {
           const int i = tid + j * Threads;
-          if (i < n) copy_async(values() + i, io.vin + i);
+          if (exists<Fill>(i, n)) copy_async(values() + i, io.vin + i);
         }
         asm volatile("cp.async.commit_group;\n" ::: "memory");
       }
@@ -168,10 +222,10 @@ struct bin_sort_agent {
         V v[items];
 #pragma unroll
         for (int j = 0; j < items; ++j)
-          if (tid + j * Threads < n) v[j] = io.vin[tid + j * Threads];
+          if (exists<Fill>(tid + j * Threads, n)) v[j] = io.vin[tid + j * Threads];
 #pragma unroll
         for (int j = 0; j < items; ++j)
-          if (tid + j * Threads < n) values()[tid + j * Threads] = v[j];
+          if (exists<Fill>(tid + j * Threads, n)) values()[tid + j * Threads] = v[j];
       }
     for (int w = tid; w < words; w += Threads) counters()[w] = 0u;
     if (tid < bin_map<U>::coarse) s.coarse[tid] = 0u;
@@ -180,19 +234,14 @@ struct bin_sort_agent {
 #pragma unroll
     for (int j = 0; j < items; ++j) {
       const int i = tid + j * Threads;
-      if (i < n) {
+      if (exists<Fill>(i, n)) {
         keys()[i] = ordered[j];
         ordered[j] = U(codec(ordered[j]) & range_mask);
         lo = ordered[j] < lo ? ordered[j] : lo;
         hi = ordered[j] > hi ? ordered[j] : hi;
       }
     }
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      const U l = shuffle_xor(lo, o), h = shuffle_xor(hi, o);
-      lo = l < lo ? l : lo;
-      hi = h > hi ? h : hi;
-    }
+    warp_span(lo, hi);
     if ((tid & 31) == 0) s.lo[tid / 32] = lo, s.hi[tid / 32] = hi;
     if constexpr (has_values && (sizeof(V) == 4 || sizeof(V) == 8))
       if (io.vin) asm volatile("cp.async.wait_all;\n" ::: "memory");  // the barrier below publishes them
@@ -210,36 +259,38 @@ struct bin_sort_agent {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(from), "n"(int(sizeof(V))) : "memory");
   }
 
-  __device__ __forceinline__ static U shuffle_xor(U x, int o) {
-    if constexpr (sizeof(U) == 8) return U(__shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)x, o));
-    else return U(__shfl_xor_sync(0xFFFFFFFFu, unsigned(x), o));
-  }
-
   /// The keys' coarse ranges counted, then the map built from them.
+  template <row_fill Fill>
   __device__ __forceinline__ bin_map<U> map_bins(int n, int tid, const U (&ordered)[items], U lo, U hi) const {
 #pragma unroll
     for (int j = 0; j < items; ++j)
-      if (tid + j * Threads < n) atomicAdd(&s.coarse[bin_map<U>::coarse_of(ordered[j])], 1u);
+      if (exists<Fill>(tid + j * Threads, n)) atomicAdd(&s.coarse[bin_map<U>::coarse_of(ordered[j])], 1u);
     __syncthreads();
     bin_map<U>::template build<Threads>(s.map, tid < bin_map<U>::coarse ? s.coarse[tid] : 0u, lo, hi, unsigned(n),
                                         unsigned(bins), s.scan);
     return bin_map<U>{s.map};
   }
 
+  /// Registers a thread keeps from count() to place(): each key's arrival in
+  /// its bin, four to a word (bin_lookup::noted: with its bin, a word a key).
+  static constexpr int arrival_words = noted ? items : (items + 3) / 4;
+
   /// Each key's counter bumped; its old value (the key's arrival in its bin)
-  /// kept, four to a register. False where this thread saw a bin too full.
+  /// kept in `arrival`. False where this thread saw a bin too full.
+  template <row_fill Fill>
   __device__ __forceinline__ bool count(int n, int tid, const U (&ordered)[items], const bin_map<U>& bin_of,
-                                        unsigned (&arrival)[(items + 3) / 4]) const {
+                                        unsigned (&arrival)[arrival_words]) const {
     bool fits = true;
 #pragma unroll
-    for (int q = 0; q < (items + 3) / 4; ++q) arrival[q] = 0u;
+    for (int q = 0; q < arrival_words; ++q) arrival[q] = 0u;
 #pragma unroll
     for (int j = 0; j < items; ++j) {
-      if (tid + j * Threads < n) {
+      if (exists<Fill>(tid + j * Threads, n)) {
         const unsigned bin = bin_of(ordered[j]), shift8 = (bin & 3u) * 8u;
         const unsigned before = (atomicAdd(&counters()[bin >> 2], 1u << shift8) >> shift8) & 255u;
         fits &= before < most_in_bin;
-        arrival[j / 4] |= (before & 255u) << ((j % 4) * 8);
+        if constexpr (noted) arrival[j] = bin | before << 16;
+        else arrival[j / 4] |= before << ((j % 4) * 8);
       }
     }
     return fits;
@@ -272,39 +323,74 @@ struct bin_sort_agent {
     __syncthreads();
   }
 
-  /// The ordered keys and their origins at their bins, in arrival order.
+  /// The ordered keys and their origins at their bins, in arrival order
+  /// (bin_lookup::noted: with each key's note, its arrival and its bin's size
+  /// in 6 bits each).
+  template <row_fill Fill>
   __device__ __forceinline__ void place(int n, int tid, const U (&ordered)[items], const bin_map<U>& bin_of,
-                                        const unsigned (&arrival)[(items + 3) / 4]) const {
+                                        const unsigned (&arrival)[arrival_words]) const {
 #pragma unroll
     for (int j = 0; j < items; ++j) {
       const int i = tid + j * Threads;
-      if (i < n) {
-        unsigned start, unused;
-        bin_range(bin_of(ordered[j]), start, unused);
-        const unsigned at = start + ((arrival[j / 4] >> ((j % 4) * 8)) & 255u);
-        placed()[at] = ordered[j];
-        origins()[at] = std::uint16_t(i);
+      if (exists<Fill>(i, n)) {
+        unsigned start, size, before;
+        if constexpr (noted) {
+          bin_range(arrival[j] & 0xFFFFu, start, size);
+          before = arrival[j] >> 16;
+          notes()[start + before] = std::uint16_t(before | size << 6);
+        } else {
+          bin_range(bin_of(ordered[j]), start, size);
+          before = (arrival[j / 4] >> ((j % 4) * 8)) & 255u;
+        }
+        if constexpr (composite) {
+          placed()[start + before] = std::uint64_t(ordered[j]) << 16 | unsigned(i);
+        } else {
+          placed()[start + before] = ordered[j];
+          origins()[start + before] = std::uint16_t(i);
+        }
       }
     }
   }
 
   /// Each placed key's place among its bin's keys (those ordering before
   /// it, ties by origin), and out it goes with its value.
+  template <row_fill Fill>
   __device__ __forceinline__ void finish(const block_sort_io<U, V>& io, int n, int tid, const bin_map<U>& bin_of) const {
-    for (int at = tid; at < n; at += Threads) {
+    if constexpr (Fill == row_fill::full) {
+#pragma unroll
+      for (int j = 0; j < items; ++j) finish_one(io, tid + j * Threads, bin_of);
+    } else {
+      for (int at = tid; at < n; at += Threads) finish_one(io, at, bin_of);
+    }
+  }
+
+  __device__ __forceinline__ void finish_one(const block_sort_io<U, V>& io, int at, const bin_map<U>& bin_of) const {
+    unsigned origin, start, count, before = 0;
+    if constexpr (composite) {
+      const std::uint64_t mine = placed()[at];
+      const unsigned note = notes()[at];
+      origin = unsigned(mine) & 0xFFFFu;
+      start = unsigned(at) - (note & 63u);
+      count = note >> 6;
+      for (unsigned q = start; q < start + count; ++q) before += placed()[q] < mine;
+    } else {
       const U mine = placed()[at];
-      const unsigned origin = origins()[at];
-      unsigned start, count;
-      bin_range(bin_of(mine), start, count);
-      unsigned before = 0;
+      origin = origins()[at];
+      if constexpr (noted) {
+        const unsigned note = notes()[at];
+        start = unsigned(at) - (note & 63u);
+        count = note >> 6;
+      } else {
+        bin_range(bin_of(mine), start, count);
+      }
       for (unsigned q = start; q < start + count; ++q) {
         const U other = placed()[q];
         before += (other < mine) | ((other == mine) & (origins()[q] < origin));
       }
-      const unsigned to = start + before;
-      if (io.kout) io.kout[to] = keys()[origin];
-      if constexpr (has_values) io.put_value(to, io.vin ? values()[origin] : index_value<V>(origin));
     }
+    const unsigned to = start + before;
+    if (io.kout) io.kout[to] = keys()[origin];
+    if constexpr (has_values) io.put_value(to, io.vin ? values()[origin] : index_value<V>(origin));
   }
 
   /// Every key equal: the input as it was (argsort: the identity).

@@ -60,7 +60,7 @@ unsigned warp_capacity(sort_mode mode, const onesweep_tuning& t) {
 /// calls f with the agent's (threads, capacity, bin bits) as template arguments.
 template <class F>
 decltype(auto) with_bin_shape(std::uint64_t L, F&& f) {
-  if (L <= 1024) return f.template operator()<256, 1024, 10>();
+  if (L <= 1024) return f.template operator()<256, 1024, 11>();
   if (L <= 4096) return f.template operator()<256, 4096, 12>();
   if (L <= 8192) return f.template operator()<512, 8192, 12>();
   return f.template operator()<512, 16384, 13>();

@@ -90,7 +90,7 @@ struct segment_tiers {
   /// comparison), one step where the other routes take a pass a digit. A row
   /// with a crowded bin (runs of equal keys) goes on to the route of its
   /// length. Shapes (threads x keys, bins) by length: up to 1024, 256 x 4 and
-  /// 1024 bins; up to 4096, 256 x 16 and 4096; up to 8192, 512 x 16 and 4096;
+  /// 2048 bins; up to 4096, 256 x 16 and 4096; up to 8192, 512 x 16 and 4096;
   /// up to 16384, 512 x 32 and 8192 (where a block's shared memory holds it).
   static constexpr std::uint64_t bin_longest = 16384;
   static constexpr bool bin_sort_keys(std::size_t key_bytes) { return key_bytes >= 4; }

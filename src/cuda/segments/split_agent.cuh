@@ -132,12 +132,7 @@ struct split_survey {
       hi = o > hi ? o : hi;
       atomicAdd(&s.coarse[bin_map<U>::coarse_of(o)], 1u);
     });
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      const U l = shfl_xor(lo, o), h = shfl_xor(hi, o);
-      lo = l < lo ? l : lo;
-      hi = h > hi ? h : hi;
-    }
+    warp_span(lo, hi);
     if (lane_id() == 0) s.lo[threadIdx.x / 32] = lo, s.hi[threadIdx.x / 32] = hi;
     __syncthreads();
 #pragma unroll
@@ -222,10 +217,6 @@ struct split_survey {
     if (row + 1 == p.rows) p.offsets[p.rows * p.stride] = p.rows * p.length;
   }
 
-  __device__ __forceinline__ static U shfl_xor(U x, int o) {
-    if constexpr (sizeof(U) == 8) return U(__shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)x, o));
-    else return U(__shfl_xor_sync(0xFFFFFFFFu, unsigned(x), o));
-  }
 };
 
 /// One tile of a row: its keys (and values, or argsort's positions in the
