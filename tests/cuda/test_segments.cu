@@ -439,16 +439,26 @@ TEST_CASE(segments_bin_route, true) {
     check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(5, 16384), true, {}, 88, "f32/u64 rows of 16384" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(4, 12000), true, desc, 87,
                                "u32 rows of 12000, few unique (the long route after)" + w);
-    // a bin of 31, 32 (bin_sort_agent::most_in_bin) and 33 equal keys (crowded: the route of the length after)
-    {
-      const std::uint64_t rows = 9, len = 1000;
-      std::printf("  segments u32 rows of 1000, 31-33 equal keys%s: seed=91\n", w.c_str());
+    // A bin of exactly 31, 32 (bin_sort_agent::most_in_bin) and 33 equal keys (crowded: the route of the
+    // length after), in rows of 1000 and of exactly 1024 (row_fill::full): the equal keys alone in their
+    // top byte, so that no other key shares their bin.
+    for (const std::uint64_t len : {std::uint64_t(1000), std::uint64_t(1024)}) {
+      const std::uint64_t rows = 9;
+      const std::string what = "u32 rows of " + std::to_string(len) + ", 31-33 equal keys" + w;
+      std::printf("  segments %s: seed=91\n", what.c_str());
       auto k = random_bits<std::uint32_t>(rows * len, 91, false, ~0ull);
-      for (std::uint64_t r = 0; r < rows; ++r)
-        for (std::uint64_t c = 1; c < 31 + r % 3; ++c) k[r * len + (c * 37) % len] = k[r * len];
-      check_batch_of<std::uint32_t>(std::vector<std::uint64_t>(rows, len), true, desc, k,
-                                    "u32 rows of 1000, 31-33 equal keys" + w);
+      for (auto& x : k)
+        if (x >> 24 == 0x80u) x ^= 0x01000000u;
+      for (std::uint64_t r = 0; r < rows; ++r) {
+        k[r * len] = 0x80001234u;
+        for (std::uint64_t c = 1; c < 31 + r % 3; ++c) k[r * len + (c * 37) % len] = 0x80001234u;
+      }
+      check_batch_of<std::uint32_t>(std::vector<std::uint64_t>(rows, len), true, desc, k, what);
     }
+    // full rows (row_fill::full) that leave early: all keys equal, few unique (crowded), and a bit range
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(9, 1024), true, desc, 94, "u32 rows of 1024, all equal" + w, 0);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(9, 1024), true, {}, 93, "u32 rows of 1024, few unique" + w);
+    check_batch<std::uint32_t>(std::vector<std::uint64_t>(9, 1024), true, bits, 95, "u32 rows of 1024, bits [3, 19)" + w);
     // normal floats (torch.randn): their bins follow the keys, not the span
     check_wide_positions<float>(300, 1024, {}, 89, ~0ull, true);
     check_wide_positions<float>(9, 16384, desc, 90, ~0ull, true);

@@ -147,29 +147,18 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
 }
 
 /// The smallest `lo` and the largest `hi` of the warp, in every lane: one
-/// redux instruction each for 32-bit words (sm_80 and later), five rounds of
-/// shuffles otherwise.
+/// redux instruction each for 32-bit words (sm_80 and later, as the engine
+/// requires), five rounds of shuffles for 64-bit ones.
 template <class U>
 __device__ __forceinline__ void warp_span(U& lo, U& hi) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr bool redux = sizeof(U) == 4;
-#else
-  constexpr bool redux = false;
-#endif
-  if constexpr (redux) {
+  if constexpr (sizeof(U) == 4) {
     lo = U(__reduce_min_sync(0xFFFFFFFFu, unsigned(lo)));
     hi = U(__reduce_max_sync(0xFFFFFFFFu, unsigned(hi)));
   } else {
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) {
-      U l, h;
-      if constexpr (sizeof(U) == 8) {
-        l = U(__shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)lo, o));
-        h = U(__shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)hi, o));
-      } else {
-        l = U(__shfl_xor_sync(0xFFFFFFFFu, unsigned(lo), o));
-        h = U(__shfl_xor_sync(0xFFFFFFFFu, unsigned(hi), o));
-      }
+      const U l = U(__shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)lo, o));
+      const U h = U(__shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)hi, o));
       lo = l < lo ? l : lo;
       hi = h > hi ? h : hi;
     }

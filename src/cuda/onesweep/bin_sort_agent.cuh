@@ -3,7 +3,7 @@
 // 2^BinBits bins over their span where they are dense (bin_map.cuh), with
 // 8-bit counters; a key's place is its bin's start plus the number of keys
 // of its bin that order before it, found by comparing it with them (a bin
-// holds one or two keys on average).
+// holds at most two keys on average).
 // Equal keys keep their input order (the comparison breaks ties by origin),
 // so the sort is stable for every key type, pairs and argsort.
 //
@@ -37,13 +37,17 @@
 namespace radix::cuda_detail {
 
 /// How bin_sort_agent::finish finds the bin of a placed key (its start and its
-/// number of keys).
+/// number of keys) and compares the bin's keys.
 enum class bin_lookup {
   /// place() notes, in 16 bits of shared memory a key, the key's offset in its
   /// bin and the bin's number of keys; count() keeps each key's bin in a
   /// register for place(). Each key's bin is mapped once instead of three
   /// times; it costs 2 bytes of shared memory and a register a key, so it
-  /// suits shapes of a few keys a thread, whose rows are short.
+  /// suits shapes of a few keys a thread, whose rows are short. Keys of up to
+  /// 4 bytes only: each is placed with its origin as one 64-bit word (ordered
+  /// key << 16 | origin), which orders as the key with ties by origin, so
+  /// finish() compares one word with another (one load, two comparisons)
+  /// instead of a key and then an origin (two loads, three comparisons).
   noted,
   /// count(), place() and finish() each map the key (bin_map) and read its
   /// bin's counter word: no shared memory or registers beyond the keys'.
@@ -59,16 +63,16 @@ struct bin_sort_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   static constexpr int items = Capacity / Threads;  ///< keys a thread stages and counts
   static_assert(items * Threads == Capacity && Threads % 32 == 0, "whole rounds of the block");
-  /// One or two bins a key (segment_tiers picks BinBits by capacity): few
-  /// comparisons, and a counter table whose clearing and scan cost little
-  /// against the keys.
+  /// Half a bin to two bins a key (with_bin_shape in segments/dispatch.cuh
+  /// picks BinBits by capacity): few comparisons, and a counter table whose
+  /// clearing and scan cost little against the keys.
   static constexpr int bin_bits = BinBits, bins = 1 << bin_bits;
   static constexpr int words = bins / 4;  ///< 8-bit counters, four a word
   static constexpr int words_per_thread = words / Threads;
   static_assert(words_per_thread >= 1 && words_per_thread * Threads == words, "each thread scans whole words");
   /// A key compares itself with every key of its bin: more than this many in
   /// one bin and the input goes to the caller's other sort. Keys spread
-  /// evenly (two a bin on average) practically never reach it; normal floats,
+  /// evenly (at most two a bin on average) practically never reach it; normal floats,
   /// denser in the middle of each coarse range, reach about 20 in rows of
   /// 16384 (bench/cuda/experiments/bin_map_crowding.py). Under 256: the
   /// 8-bit counters hold it.
@@ -77,20 +81,17 @@ struct bin_sort_agent {
   static constexpr int warps = Threads / 32;
   /// Four keys of up to 4 bytes a thread (rows of up to 1024): the mapping is
   /// a fair part of a key's work and the notes 2 KiB a block. (8-byte keys
-  /// then spilled at the shape's 48 registers.)
+  /// spilled at the shape's 48 registers with the notes.)
   static constexpr bin_lookup lookup = items <= 4 && sizeof(U) <= 4 ? bin_lookup::noted : bin_lookup::mapped;
   static constexpr bool noted = lookup == bin_lookup::noted;
-  static_assert(!noted || (bins <= 65536 && most_in_bin < 64), "a kept bin in 16 bits; a note's 6-bit fields");
-  /// Noted shapes (keys of up to 4 bytes) place each key with its origin
-  /// as one 64-bit word (ordered key << 16 | origin), which orders as the
-  /// key with ties by origin: finish() compares one word with another instead
-  /// of a key, then an origin (two loads and three comparisons).
-  static constexpr bool composite = noted;
-  static_assert(!composite || sizeof(U) <= 4, "a 32-bit key and a 16-bit origin in a word");
-  using placed_t = std::conditional_t<composite, std::uint64_t, U>;
+  static_assert(!noted || (bins <= 65536 && most_in_bin < 64 && sizeof(U) <= 4),
+                "a kept bin in 16 bits; a note's 6-bit fields; a 32-bit key and a 16-bit origin in a word");
+  /// Placed keys: (ordered key, origin) words where noted, else the ordered
+  /// keys (their origins apart).
+  using placed_t = std::conditional_t<noted, std::uint64_t, U>;
 
-  /// Shared memory: [counters | bin starts | placed ordered keys | their
-  /// origins (unless composite) | notes (bin_lookup::noted) | input keys |
+  /// Shared memory: [counters | bin starts | placed ordered keys (noted: with
+  /// their origins) | their origins (mapped) | notes (noted) | input keys |
   /// input values (pairs only)], each on a 16-byte boundary.
   struct layout {
     static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
@@ -98,7 +99,7 @@ struct bin_sort_agent {
     static constexpr std::size_t starts = counters + align16(words * 4);
     static constexpr std::size_t placed = starts + align16(words * 2);
     static constexpr std::size_t origins = placed + align16(sizeof(placed_t) * Capacity);
-    static constexpr std::size_t notes = origins + (composite ? 0 : align16(2 * Capacity));
+    static constexpr std::size_t notes = origins + (noted ? 0 : align16(2 * Capacity));
     static constexpr std::size_t keys = notes + (noted ? align16(2 * Capacity) : 0);
     static constexpr std::size_t values = keys + align16(sizeof(U) * Capacity);
   };
@@ -342,7 +343,7 @@ struct bin_sort_agent {
           bin_range(bin_of(ordered[j]), start, size);
           before = (arrival[j / 4] >> ((j % 4) * 8)) & 255u;
         }
-        if constexpr (composite) {
+        if constexpr (noted) {
           placed()[start + before] = std::uint64_t(ordered[j]) << 16 | unsigned(i);
         } else {
           placed()[start + before] = ordered[j];
@@ -366,7 +367,7 @@ struct bin_sort_agent {
 
   __device__ __forceinline__ void finish_one(const block_sort_io<U, V>& io, int at, const bin_map<U>& bin_of) const {
     unsigned origin, start, count, before = 0;
-    if constexpr (composite) {
+    if constexpr (noted) {
       const std::uint64_t mine = placed()[at];
       const unsigned note = notes()[at];
       origin = unsigned(mine) & 0xFFFFu;
@@ -376,13 +377,7 @@ struct bin_sort_agent {
     } else {
       const U mine = placed()[at];
       origin = origins()[at];
-      if constexpr (noted) {
-        const unsigned note = notes()[at];
-        start = unsigned(at) - (note & 63u);
-        count = note >> 6;
-      } else {
-        bin_range(bin_of(mine), start, count);
-      }
+      bin_range(bin_of(mine), start, count);
       for (unsigned q = start; q < start + count; ++q) {
         const U other = placed()[q];
         before += (other < mine) | ((other == mine) & (origins()[q] < origin));

@@ -1,0 +1,123 @@
+// Experiment (not built by CMake): the bin sort kernel alone on torch's [262144 x 1024]
+// argsort shape (f32 normal keys, int64 positions, the sorted keys written too), as
+// segments/dispatch.cuh launches it: bin_sort_segments_kernel<u32, u64, 256, 1024, BINBITS>,
+// one block a row, as many blocks as fit. Built against a tree's headers, so that two trees
+// (before and after a change) give two binaries to time on one machine; it checks 2048 rows
+// (positions a permutation, keys in order, ties by position). Results:
+// bench/results/segments-2026-11-28-bin-sort-1024.md.
+//
+//   nvcc -I TREE/include -I TREE/src -I TREE/src/core -I TREE/src/cuda -O3 -DNDEBUG -DBINBITS=11 \
+//     --generate-code=arch=compute_90,code=sm_90 --expt-relaxed-constexpr -std=c++20 \
+//     -o bin_sort_rows bench/cuda/experiments/bin_sort_rows.cu
+//   ./bin_sort_rows [REPS]   (BINBITS: the tree's with_bin_shape for rows of 1024)
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "segments/kernels.cuh"
+
+using namespace radix::cuda_detail;
+#define CK(x)                                                                          \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                           \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      return 1;                                                                        \
+    }                                                                                  \
+  } while (0)
+
+__global__ void normal_keys(float* k, std::uint64_t n, std::uint64_t seed) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
+    std::uint64_t z = (i + seed) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double u1 = (double((z >> 11) & ((1ull << 26) - 1)) + 1.0) / double(1ull << 26);
+    const double u2 = double(z >> 37) / double(1ull << 27);
+    k[i] = float(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+  }
+}
+
+int main(int argc, char** argv) {
+  const std::uint64_t rows = 262144, L = 1024, n = rows * L;
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 15;
+  using U = std::uint32_t;
+  using V = std::uint64_t;
+  using agent = bin_sort_agent<U, V, 256, 1024, BINBITS>;
+  constexpr auto kernel = bin_sort_segments_kernel<U, V, 256, 1024, BINBITS>;
+  float* keys;
+  float* sorted;
+  V* idx;
+  std::uint32_t* crowded;
+  unsigned* count;
+  CK(cudaMalloc(&keys, n * 4));
+  CK(cudaMalloc(&sorted, n * 4));
+  CK(cudaMalloc(&idx, n * 8));
+  CK(cudaMalloc(&crowded, rows * 4));
+  CK(cudaMalloc(&count, 4));
+  normal_keys<<<1024, 256>>>(keys, n, 12345);
+  CK(cudaGetLastError());
+  onesweep_params<U, V> p;
+  p.keys = reinterpret_cast<U*>(keys);
+  p.sorted_keys = reinterpret_cast<U*>(sorted);
+  p.values = idx;
+  p.n = n;
+  p.mode = sort_mode::argsort;
+  p.codec = radix::core::make_codec<U>(radix::key_desc_of<float>(), radix::order::ascending, radix::float_order::numeric);
+  p.range_mask = ~U(0);
+  segment_reader r;
+  r.length = L;
+  r.count = rows;
+  const std::size_t smem = agent::smem_bytes(false);
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  int per_sm = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const unsigned grid = unsigned(std::min<std::uint64_t>(rows, std::uint64_t(per_sm) * sms));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s, bins 2^%d, smem %zu B, %d blocks an SM, grid %u\n", prop.name, BINBITS, smem, per_sm, grid);
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> ms;
+  for (int rep = 0; rep <= reps; ++rep) {
+    CK(cudaMemset(count, 0, 4));
+    CK(cudaEventRecord(a));
+    kernel<<<grid, 256, smem>>>(p, r, crowded, nullptr, count);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, a, b));
+    if (rep > 0) ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  unsigned left = 0;
+  CK(cudaMemcpy(&left, count, 4, cudaMemcpyDeviceToHost));
+  // Check 2048 rows spread over the batch: positions a permutation of the row, keys in order, the
+  // sorted keys the keys at those positions, equal keys by position (stable).
+  std::vector<float> hk(L), hs(L);
+  std::vector<V> hi(L);
+  std::uint64_t bad = 0, checked = 0;
+  for (std::uint64_t row = 0; row < rows; row += rows / 2048) {
+    CK(cudaMemcpy(hk.data(), keys + row * L, L * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hs.data(), sorted + row * L, L * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hi.data(), idx + row * L, L * 8, cudaMemcpyDeviceToHost));
+    std::vector<char> seen(L, 0);
+    for (std::uint64_t i = 0; i < L; ++i) {
+      const V j = hi[i];
+      if (j >= L || seen[j]) { ++bad; break; }
+      seen[j] = 1;
+      if (hs[i] != hk[j]) { ++bad; break; }
+      if (i > 0 && (hk[hi[i - 1]] > hk[j] || (hk[hi[i - 1]] == hk[j] && hi[i - 1] > j))) { ++bad; break; }
+    }
+    ++checked;
+  }
+  std::printf("bin sort [262144 x 1024] argsort: median %.4f ms, min %.4f, max %.4f (%d reps); rows left crowded %u;"
+              " %llu rows checked, %llu bad\n",
+              ms[ms.size() / 2], ms.front(), ms.back(), reps, left, (unsigned long long)checked,
+              (unsigned long long)bad);
+  return bad ? 2 : 0;
+}
