@@ -334,18 +334,15 @@ struct bin_sort_agent {
     for (int j = 0; j < items; ++j) {
       const int i = tid + j * Threads;
       if (exists<Fill>(i, n)) {
-        unsigned start, size, before;
+        unsigned start, size;
         if constexpr (noted) {
           bin_range(arrival[j] & 0xFFFFu, start, size);
-          before = arrival[j] >> 16;
+          const unsigned before = arrival[j] >> 16;
           notes()[start + before] = std::uint16_t(before | size << 6);
-        } else {
-          bin_range(bin_of(ordered[j]), start, size);
-          before = (arrival[j / 4] >> ((j % 4) * 8)) & 255u;
-        }
-        if constexpr (noted) {
           placed()[start + before] = std::uint64_t(ordered[j]) << 16 | unsigned(i);
         } else {
+          bin_range(bin_of(ordered[j]), start, size);
+          const unsigned before = (arrival[j / 4] >> ((j % 4) * 8)) & 255u;
           placed()[start + before] = ordered[j];
           origins()[start + before] = std::uint16_t(i);
         }
