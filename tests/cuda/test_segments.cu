@@ -435,14 +435,16 @@ TEST_CASE(segments_bin_route, true) {
     check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(60, 1024), true, desc, 86,
                                       "f32/u64 rows of 1024 descending" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(33, 1024), true, {}, 92, "u32 rows of 1024" + w);
+    check_batch<std::uint32_t, std::uint32_t>(std::vector<std::uint64_t>(15, 2500), true, bits, 96,
+                                              "u32/u32 rows of 2500, bits [3, 19)" + w);
     // the largest shape: argsort and keys alone (pairs with these values need more shared memory than a block has)
     check_batch<float, std::uint64_t>(std::vector<std::uint64_t>(5, 16384), true, {}, 88, "f32/u64 rows of 16384" + w);
     check_batch<std::uint32_t>(std::vector<std::uint64_t>(4, 12000), true, desc, 87,
                                "u32 rows of 12000, few unique (the long route after)" + w);
     // A bin of exactly 31, 32 (bin_sort_agent::most_in_bin) and 33 equal keys (crowded: the route of the
-    // length after), in rows of 1000 and of exactly 1024 (row_fill::full): the equal keys alone in their
-    // top byte, so that no other key shares their bin.
-    for (const std::uint64_t len : {std::uint64_t(1000), std::uint64_t(1024)}) {
+    // length after), in rows of 1000 and of exactly 1024 (row_fill::full), and of 3000 and 4096 (the
+    // notes apart): the equal keys alone in their top byte, so that no other key shares their bin.
+    for (const std::uint64_t len : {std::uint64_t(1000), std::uint64_t(1024), std::uint64_t(3000), std::uint64_t(4096)}) {
       const std::uint64_t rows = 9;
       const std::string what = "u32 rows of " + std::to_string(len) + ", 31-33 equal keys" + w;
       std::printf("  segments %s: seed=91\n", what.c_str());

@@ -1,7 +1,8 @@
 // Experiment (not built by CMake): the bin sort kernel alone on torch's [262144 x 1024]
 // argsort shape (f32 normal keys, int64 positions, the sorted keys written too), as
 // segments/dispatch.cuh launches it: bin_sort_segments_kernel<u32, u64, 256, 1024, BINBITS>,
-// one block a row, as many blocks as fit. Built against a tree's headers, so that two trees
+// one block a row, as many blocks as fit. -DROWLEN=4096 -DTHREADS=256 -DBINBITS=12 times
+// rows of 4096 instead (2^28 keys in all), in that shape. Built against a tree's headers, so that two trees
 // (before and after a change) give two binaries to time on one machine; it checks 2048 rows
 // (positions a permutation, keys in order, ties by position). Results:
 // bench/results/segments-2026-11-28-bin-sort-1024.md.
@@ -39,13 +40,20 @@ __global__ void normal_keys(float* k, std::uint64_t n, std::uint64_t seed) {
   }
 }
 
+#ifndef ROWLEN
+#define ROWLEN 1024
+#endif
+#ifndef THREADS
+#define THREADS 256
+#endif
+
 int main(int argc, char** argv) {
-  const std::uint64_t rows = 262144, L = 1024, n = rows * L;
+  const std::uint64_t L = ROWLEN, rows = (std::uint64_t(1) << 28) / L, n = rows * L;
   const int reps = argc > 1 ? std::atoi(argv[1]) : 15;
   using U = std::uint32_t;
   using V = std::uint64_t;
-  using agent = bin_sort_agent<U, V, 256, 1024, BINBITS>;
-  constexpr auto kernel = bin_sort_segments_kernel<U, V, 256, 1024, BINBITS>;
+  using agent = bin_sort_agent<U, V, THREADS, ROWLEN, BINBITS>;
+  constexpr auto kernel = bin_sort_segments_kernel<U, V, THREADS, ROWLEN, BINBITS>;
   float* keys;
   float* sorted;
   V* idx;
@@ -72,7 +80,7 @@ int main(int argc, char** argv) {
   const std::size_t smem = agent::smem_bytes(false);
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   int per_sm = 0, sms = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const unsigned grid = unsigned(std::min<std::uint64_t>(rows, std::uint64_t(per_sm) * sms));
   cudaDeviceProp prop;
@@ -85,7 +93,7 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep <= reps; ++rep) {
     CK(cudaMemset(count, 0, 4));
     CK(cudaEventRecord(a));
-    kernel<<<grid, 256, smem>>>(p, r, crowded, nullptr, count);
+    kernel<<<grid, THREADS, smem>>>(p, r, crowded, nullptr, count);
     CK(cudaEventRecord(b));
     CK(cudaEventSynchronize(b));
     CK(cudaGetLastError());
@@ -115,9 +123,9 @@ int main(int argc, char** argv) {
     }
     ++checked;
   }
-  std::printf("bin sort [262144 x 1024] argsort: median %.4f ms, min %.4f, max %.4f (%d reps); rows left crowded %u;"
+  std::printf("bin sort [%llu x %llu] argsort: median %.4f ms, min %.4f, max %.4f (%d reps); rows left crowded %u;"
               " %llu rows checked, %llu bad\n",
-              ms[ms.size() / 2], ms.front(), ms.back(), reps, left, (unsigned long long)checked,
+              (unsigned long long)rows, (unsigned long long)L, ms[ms.size() / 2], ms.front(), ms.back(), reps, left, (unsigned long long)checked,
               (unsigned long long)bad);
   return bad ? 2 : 0;
 }

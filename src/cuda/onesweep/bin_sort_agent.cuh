@@ -17,8 +17,8 @@
 //   count    each key bumps its bin's counter (the old count is its arrival)
 //   scan     the counters become each bin's start
 //   place    the ordered keys and their origins at bin start + arrival
-//            (short rows: with a note of the key's place in its bin and the
-//            bin's size, bin_lookup::noted)
+//            (rows of up to 4096: with a note of the key's place in its bin
+//            and the bin's size, bin_lookup::noted and noted_apart)
 //   finish   each key compares itself with its bin's keys, and it (with its
 //            value) goes to bin start + the number before it
 // Where some bin holds more than most_in_bin keys (runs of equal keys, a
@@ -49,6 +49,12 @@ enum class bin_lookup {
   /// finish() compares one word with another (one load, two comparisons)
   /// instead of a key and then an origin (two loads, three comparisons).
   noted,
+  /// As noted for finish() (it reads each key's note), but count() keeps no
+  /// bins (place() maps each key again) and the placed keys and their origins
+  /// stay apart: 2 bytes of shared memory a key and no registers, for shapes
+  /// of many keys a thread, whose registers and shared memory would not hold
+  /// noted's bins and 64-bit words.
+  noted_apart,
   /// count(), place() and finish() each map the key (bin_map) and read its
   /// bin's counter word: no shared memory or registers beyond the keys'.
   mapped,
@@ -81,18 +87,26 @@ struct bin_sort_agent {
   static constexpr int warps = Threads / 32;
   /// Four keys of up to 4 bytes a thread (rows of up to 1024): the mapping is
   /// a fair part of a key's work and the notes 2 KiB a block. (8-byte keys
-  /// spilled at the shape's 48 registers with the notes.)
-  static constexpr bin_lookup lookup = items <= 4 && sizeof(U) <= 4 ? bin_lookup::noted : bin_lookup::mapped;
+  /// spilled at the shape's 48 registers with kept bins.) Keys of up to 4
+  /// bytes in rows of up to 4096: the notes apart (8 KiB a block; the 4096
+  /// shape keeps three blocks an SM with 4-byte values, two with 8-byte
+  /// ones). The larger shapes, and 8-byte keys, whose blocks are larger,
+  /// would lose blocks an SM (or no longer fit one): they map.
+  static constexpr bin_lookup lookup = items <= 4 && sizeof(U) <= 4               ? bin_lookup::noted
+                                       : Capacity <= 4096 && sizeof(U) <= 4 ? bin_lookup::noted_apart
+                                                                            : bin_lookup::mapped;
   static constexpr bool noted = lookup == bin_lookup::noted;
-  static_assert(!noted || (bins <= 65536 && most_in_bin < 64 && sizeof(U) <= 4),
-                "a kept bin in 16 bits; a note's 6-bit fields; a 32-bit key and a 16-bit origin in a word");
+  static constexpr bool has_notes = lookup != bin_lookup::mapped;
+  static_assert(!has_notes || most_in_bin < 64, "a note's 6-bit fields");
+  static_assert(!noted || (bins <= 65536 && sizeof(U) <= 4),
+                "a kept bin in 16 bits; a 32-bit key and a 16-bit origin in a word");
   /// Placed keys: (ordered key, origin) words where noted, else the ordered
   /// keys (their origins apart).
   using placed_t = std::conditional_t<noted, std::uint64_t, U>;
 
   /// Shared memory: [counters | bin starts | placed ordered keys (noted: with
-  /// their origins) | their origins (mapped) | notes (noted) | input keys |
-  /// input values (pairs only)], each on a 16-byte boundary.
+  /// their origins) | their origins (not noted) | notes (not mapped) | input
+  /// keys | input values (pairs only)], each on a 16-byte boundary.
   struct layout {
     static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
     static constexpr std::size_t counters = 0;
@@ -100,7 +114,7 @@ struct bin_sort_agent {
     static constexpr std::size_t placed = starts + align16(words * 2);
     static constexpr std::size_t origins = placed + align16(sizeof(placed_t) * Capacity);
     static constexpr std::size_t notes = origins + (noted ? 0 : align16(2 * Capacity));
-    static constexpr std::size_t keys = notes + (noted ? align16(2 * Capacity) : 0);
+    static constexpr std::size_t keys = notes + (has_notes ? align16(2 * Capacity) : 0);
     static constexpr std::size_t values = keys + align16(sizeof(U) * Capacity);
   };
   /// Dynamic shared memory a block needs: input values only where it sorts pairs.
@@ -325,8 +339,8 @@ struct bin_sort_agent {
   }
 
   /// The ordered keys and their origins at their bins, in arrival order
-  /// (bin_lookup::noted: with each key's note, its arrival and its bin's size
-  /// in 6 bits each).
+  /// (bin_lookup::noted and noted_apart: with each key's note, its arrival and
+  /// its bin's size in 6 bits each).
   template <row_fill Fill>
   __device__ __forceinline__ void place(int n, int tid, const U (&ordered)[items], const bin_map<U>& bin_of,
                                         const unsigned (&arrival)[arrival_words]) const {
@@ -343,6 +357,7 @@ struct bin_sort_agent {
         } else {
           bin_range(bin_of(ordered[j]), start, size);
           const unsigned before = (arrival[j / 4] >> ((j % 4) * 8)) & 255u;
+          if constexpr (has_notes) notes()[start + before] = std::uint16_t(before | size << 6);
           placed()[start + before] = ordered[j];
           origins()[start + before] = std::uint16_t(i);
         }
@@ -374,7 +389,13 @@ struct bin_sort_agent {
     } else {
       const U mine = placed()[at];
       origin = origins()[at];
-      bin_range(bin_of(mine), start, count);
+      if constexpr (has_notes) {
+        const unsigned note = notes()[at];
+        start = unsigned(at) - (note & 63u);
+        count = note >> 6;
+      } else {
+        bin_range(bin_of(mine), start, count);
+      }
       for (unsigned q = start; q < start + count; ++q) {
         const U other = placed()[q];
         before += (other < mine) | ((other == mine) & (origins()[q] < origin));

@@ -247,6 +247,7 @@ struct split_agent {
     unsigned tile_id;
     U keys[tile];  ///< the tile, bucket-sorted
     P vals[has_values ? tile : 1];
+    std::uint8_t bucket[tile];  ///< each staged key's bucket
   };
 
   const split_params<U, P>& p;
@@ -367,14 +368,16 @@ struct split_agent {
   }
 
   /// (The buckets are found again from the keys: cheaper than holding them
-  /// in registers through the look-back.)
+  /// in registers through the look-back. Each is staged beside its key for
+  /// the write: a byte's load instead of the key's map and table lookups.)
   __device__ __forceinline__ void stage_tile(const U (&key)[Items], const P (&val)[has_values ? Items : 1],
                                              const unsigned (&rank)[Items], int m) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       if (slot(i) >= m) continue;
-      const unsigned at = rank_t::local_position(s.rank, bucket_of(key[i]), rank[i]);
+      const unsigned d = bucket_of(key[i]), at = rank_t::local_position(s.rank, d, rank[i]);
       s.keys[at] = key[i];
+      s.bucket[at] = std::uint8_t(d);
       if constexpr (has_values) s.vals[at] = val[i];
     }
     __syncthreads();
@@ -384,7 +387,7 @@ struct split_agent {
   __device__ __forceinline__ void write_tile(int m) const {
     for (int q = threadIdx.x; q < m; q += Threads) {
       const U k = s.keys[q];
-      const unsigned d = bucket_of(k);
+      const unsigned d = s.bucket[q];
       const std::uint64_t to = s.base[d] + unsigned(q) - s.rank.digit_start[d];
       p.key_alt[to] = k;
       if constexpr (has_values) p.value_alt[to] = s.vals[q];
