@@ -51,7 +51,11 @@ int main(int argc, char** argv) {
   using T = segment_tiers;
   using U = std::uint32_t;
   using P = std::uint32_t;  // argsort: 4-byte positions through the alternates, 8-byte ones written out
-  const std::uint64_t rows = 1024, L = 262144, n = rows * L;
+#ifndef SPLIT_ROWS  // other shapes, e.g. small ones for compute-sanitizer: -DSPLIT_ROWS=140 -DSPLIT_LEN=20000
+#define SPLIT_ROWS 1024
+#define SPLIT_LEN 262144
+#endif
+  const std::uint64_t rows = SPLIT_ROWS, L = SPLIT_LEN, n = rows * L;
   const int reps = argc > 1 ? std::atoi(argv[1]) : 15;
   const std::uint64_t buckets = T::split_buckets_max(L), tiles_per_row = (L + T::split_tile - 1) / T::split_tile;
   float* keys;
@@ -161,7 +165,7 @@ int main(int argc, char** argv) {
   std::vector<float> hk(L), hs(L);
   std::vector<std::uint64_t> hi(L);
   std::uint64_t bad = 0, checked = 0;
-  for (std::uint64_t r = 0; r < rows; r += rows / 64) {
+  for (std::uint64_t r = 0; r < rows; r += rows >= 64 ? rows / 64 : 1) {
     CK(cudaMemcpy(hk.data(), keys + r * L, L * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(hs.data(), sorted + r * L, L * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(hi.data(), idx + r * L, L * 8, cudaMemcpyDeviceToHost));
@@ -175,9 +179,9 @@ int main(int argc, char** argv) {
     }
     ++checked;
   }
-  std::printf("split route [1024 x 262144] argsort: median %.4f ms (survey %.4f, split %.4f, buckets %.4f, crowded %.4f;"
+  std::printf("split route [%llu x %llu] argsort: median %.4f ms (survey %.4f, split %.4f, buckets %.4f, crowded %.4f;"
               " %d reps); buckets crowded %u, rows left %u; %llu rows checked, %llu bad\n",
-              median(whole), median(part[0]), median(part[1]), median(part[2]), median(part[3]), reps,
+              (unsigned long long)rows, (unsigned long long)L, median(whole), median(part[0]), median(part[1]), median(part[2]), median(part[3]), reps,
               c[split_crowded_count], c[split_left_count], (unsigned long long)checked, (unsigned long long)bad);
   return bad || c[split_left_count] ? 2 : 0;
 }
