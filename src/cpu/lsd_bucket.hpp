@@ -28,6 +28,16 @@ inline void sorter<U, V>::bucket_worker::sort(std::uint64_t off, std::uint64_t m
   sort_range(ka, va, kf, vf, kp, vf, m, lo, hi, varying, 0);
 }
 
+/// Asks for bucket [off, off + m) of the scratch arrays in the cache (its
+/// first `cap` elements: a larger bucket is split first), so that it comes
+/// from memory while the bucket before it is sorted.
+template <class U, class V>
+inline void sorter<U, V>::bucket_worker::prefetch(std::uint64_t off, std::uint64_t m) const {
+  const std::uint64_t k = std::min(m, cap);
+  prefetch_block(s.job_.key_scratch[0] + off, std::size_t(k) * sizeof(U));
+  if constexpr (has_value) prefetch_block(s.job_.value_scratch + off, std::size_t(k) * sizeof(V));
+}
+
 template <class U, class V>
 inline void sorter<U, V>::bucket_worker::sort_range(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo,
                                                     int hi, U varying, int depth) {

@@ -54,10 +54,15 @@ inline void sorter<U, V>::sort_buckets(const std::vector<std::uint64_t>& hist, u
   std::atomic<unsigned> next{0};
   thread_pool::instance().run(threads_, [&](unsigned) {
     bucket_worker w(*this, cap);
-    for (unsigned b; (b = next.fetch_add(1, std::memory_order_relaxed)) < R;) {
+    // A thread claims its next bucket before it sorts the one it holds, and
+    // asks for the next one's keys then: they come from memory while this
+    // one is sorted in the cache.
+    for (unsigned b = next.fetch_add(1, std::memory_order_relaxed); b < R;) {
+      const unsigned after = next.fetch_add(1, std::memory_order_relaxed);
+      if (after < R) w.prefetch(start[after], start[after + 1] - start[after]);
       const std::uint64_t off = start[b], m = start[b + 1] - off;
-      if (m == 0) continue;
-      w.sort(off, m, lo, top(b), varying);
+      if (m > 0) w.sort(off, m, lo, top(b), varying);
+      b = after;
     }
     stream_fence();
   });

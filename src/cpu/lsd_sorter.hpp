@@ -40,6 +40,17 @@ inline void stream_line(void* dst, const void* src) {
   std::memcpy(dst, src, 64);
 #endif
 }
+/// Asks for [p, p + bytes) in the cache (L2 and outward), a line at a time,
+/// without waiting for it.
+inline void prefetch_block(const void* p, std::size_t bytes) {
+#if defined(__GNUC__) || defined(__clang__)
+  const auto* c = static_cast<const char*>(p);
+  for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o, 0, 2);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 /// memcpy for a large block that will not be read again soon: the aligned
 /// middle goes out with streaming stores (no read-for-ownership of the
 /// destination), the ragged ends with memcpy.
@@ -215,6 +226,7 @@ class sorter {
     bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c) {}
 
     void sort(std::uint64_t off, std::uint64_t m, int lo, int hi, U varying);
+    void prefetch(std::uint64_t off, std::uint64_t m) const;
     void sort_range(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying, int depth);
     void split(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying);
     template <bool Canon>
