@@ -59,6 +59,11 @@ struct lsd_policy {
   std::uint64_t small_n = 256;     ///< below this, a stable comparison sort
   int expand_max_bits = 16;        ///< keys alone varying in at most this many bits: counting write-out (0 = off)
   std::uint64_t per_thread_min = std::uint64_t(1) << 16;  ///< elements per extra thread
+  /// Out-of-cache passes store through write-combining lines with streaming
+  /// stores, which send every line to memory. Inputs (keys and values)
+  /// smaller than this stay in the caches from pass to pass: their passes
+  /// store plainly.
+  std::uint64_t stream_min_bytes = std::uint64_t(4) << 20;
   // Hybrid: one MSD pass into cache-sized buckets, then LSD inside each bucket.
   std::uint64_t hybrid_min_bytes = std::uint64_t(4) << 20;  ///< smaller inputs: plain LSD
   std::uint64_t bucket_bytes = std::uint64_t(256) << 10;    ///< target bucket size (L2 share)

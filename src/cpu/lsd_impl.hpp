@@ -31,6 +31,7 @@ inline void sorter<U, V>::run() {
 
   // 1. One read: which bits vary, and is it sorted already?
   const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+  stream_ = n * elem >= policy_.stream_min_bytes;
   const bool hybrid_candidate = job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes;
   if (job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes / 4) choose_spec_window(hybrid_candidate);
   bool sorted = true;

@@ -55,8 +55,9 @@ template <class U, class V>
 template <class T>
 inline void sorter<U, V>::copy_back(const T* from, T* to) {
   thread_pool::instance().run(threads_, [&](unsigned t) {
-    stream_copy(to + bounds_[t], from + bounds_[t], std::size_t(bounds_[t + 1] - bounds_[t]) * sizeof(T));
-    stream_fence();
+    const std::size_t bytes = std::size_t(bounds_[t + 1] - bounds_[t]) * sizeof(T);
+    if (stream_) stream_copy(to + bounds_[t], from + bounds_[t], bytes), stream_fence();
+    else std::memcpy(to + bounds_[t], from + bounds_[t], bytes);
   });
 }
 
@@ -164,16 +165,16 @@ inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V*
   // destination is not aligned to its element size.
   constexpr unsigned KL = 64 / sizeof(U);
   constexpr unsigned VL = has_value ? unsigned(64 / sizeof(V)) : 1u;
-  const bool kwc = MoveKeys && wc_usable(kd);
+  const bool kwc = MoveKeys && stream_ && wc_usable(kd);
   bool vwc = false;
-  if constexpr (MoveVals) vwc = wc_usable(vd);
-  std::vector<U> kbuf_store(MoveKeys ? std::size_t(R) * KL + KL : 0);
-  std::vector<V> vbuf_store(MoveVals ? std::size_t(R) * VL + VL : 0);
+  if constexpr (MoveVals) vwc = stream_ && wc_usable(vd);
+  std::vector<U> kbuf_store(kwc ? std::size_t(R) * KL + KL : 0);
+  std::vector<V> vbuf_store(vwc ? std::size_t(R) * VL + VL : 0);
   auto align64 = [](auto* p) {
     return reinterpret_cast<decltype(p)>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t(63));
   };
-  U* kbuf = MoveKeys ? align64(kbuf_store.data()) : nullptr;
-  V* vbuf = MoveVals ? align64(vbuf_store.data()) : nullptr;
+  U* kbuf = kwc ? align64(kbuf_store.data()) : nullptr;
+  V* vbuf = vwc ? align64(vbuf_store.data()) : nullptr;
   const unsigned kskew = MoveKeys ? unsigned((reinterpret_cast<std::uintptr_t>(kd) % 64) / sizeof(U)) : 0;
   unsigned vskew = 0;
   if constexpr (MoveVals) vskew = unsigned((reinterpret_cast<std::uintptr_t>(vd) % 64) / sizeof(V));

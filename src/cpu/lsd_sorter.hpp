@@ -274,6 +274,7 @@ class sorter {
   std::vector<std::uint64_t> spec_hist_;   // [thread][2^spec_bits_]
   std::vector<std::uint8_t> spec_done_;    // thread counted its whole chunk
   unsigned threads_ = 1;
+  bool stream_ = true;                     // passes store through streaming lines (policy.stream_min_bytes)
   std::vector<std::uint64_t> bounds_;
   U range_mask_ = 0;
 };
