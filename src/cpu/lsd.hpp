@@ -64,6 +64,10 @@ struct lsd_policy {
   /// smaller than this stay in the caches from pass to pass: their passes
   /// store plainly.
   std::uint64_t stream_min_bytes = std::uint64_t(4) << 20;
+  /// Inputs one thread sorts (fewer than 2 x per_thread_min elements) of at
+  /// most this many bytes: copied into scratch and sorted there by the
+  /// hybrid's in-cache bucket sort, which writes them back in order.
+  std::uint64_t in_cache_max_bytes = std::uint64_t(1) << 20;
   // Hybrid: one MSD pass into cache-sized buckets, then LSD inside each bucket.
   std::uint64_t hybrid_min_bytes = std::uint64_t(4) << 20;  ///< smaller inputs: plain LSD
   std::uint64_t bucket_bytes = std::uint64_t(256) << 10;    ///< target bucket size (L2 share)

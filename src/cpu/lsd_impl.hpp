@@ -63,6 +63,7 @@ inline void sorter<U, V>::run() {
   if (can_expand(lo, hi, all_varying)) return expand(lo, hi);
   if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits)
     return hybrid(lo, hi, varying);
+  if (threads_ == 1 && n * elem <= policy_.in_cache_max_bytes) return in_cache(lo, hi, varying);
   sort_passes(passes);
 }
 

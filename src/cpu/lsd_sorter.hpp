@@ -194,6 +194,7 @@ class sorter {
 
   // ---- lsd_passes.hpp: out-of-cache LSD passes (the plain route) --------------
   void sort_passes(const std::vector<core::pass>& passes);
+  void in_cache(int lo, int hi, U varying);
   template <class T>
   void copy_back(const T* from, T* to);
   void scatter(const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass& ps, const core::pass* next,
