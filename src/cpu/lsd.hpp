@@ -18,7 +18,10 @@
 // keys into buckets that fit in the L2 cache, then every bucket is LSD-sorted
 // on the remaining bits inside the cache, by one thread, and written to its
 // final place (a thread prefetches its next bucket while it sorts one, so the
-// bucket's first read does not wait on memory). Stable, since every pass is. Skewed inputs (floats, whose keys
+// bucket's first read does not wait on memory). Stable, since every pass is.
+// Inputs small enough for one thread and its cache (policy.in_cache_max_bytes)
+// are sorted the same way, as one bucket; the plain passes store plainly
+// below policy.stream_min_bytes, where the data stay in the caches. Skewed inputs (floats, whose keys
 // crowd into a few exponents; clustered integers), recognised from a sample,
 // count a finer 16-bit window in the scan instead, and the MSD pass maps its
 // bins onto buckets of about equal size through a table, so no bucket needs a
