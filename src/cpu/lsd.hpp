@@ -72,7 +72,7 @@ struct lsd_policy {
   /// hybrid's in-cache bucket sort, which writes them back in order.
   std::uint64_t in_cache_max_bytes = std::uint64_t(1) << 20;
   // Hybrid: one MSD pass into cache-sized buckets, then LSD inside each bucket.
-  std::uint64_t hybrid_min_bytes = std::uint64_t(4) << 20;  ///< smaller inputs: plain LSD
+  std::uint64_t hybrid_min_bytes = std::uint64_t(512) << 10;  ///< smaller inputs: plain LSD
   std::uint64_t bucket_bytes = std::uint64_t(256) << 10;    ///< target bucket size (L2 share)
   int max_msd_bits = 12;           ///< widest MSD digit
   int fine_msd_bits = 16;          ///< skewed inputs: fine MSD window mapped onto buckets (0 = off)

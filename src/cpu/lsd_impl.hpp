@@ -32,8 +32,11 @@ inline void sorter<U, V>::run() {
   // 1. One read: which bits vary, and is it sorted already?
   const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
   stream_ = n * elem >= policy_.stream_min_bytes;
-  const bool hybrid_candidate = job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes;
-  if (job_.digit_bits == 0 && n * elem >= policy_.hybrid_min_bytes / 4) choose_spec_window(hybrid_candidate);
+  // One thread, an input its cache holds: the in-cache route (no speculative histogram needed).
+  const bool in_cache_route = threads_ == 1 && n * elem <= policy_.in_cache_max_bytes;
+  const bool hybrid_candidate = job_.digit_bits == 0 && !in_cache_route && n * elem >= policy_.hybrid_min_bytes;
+  if (job_.digit_bits == 0 && !in_cache_route && n * elem >= policy_.hybrid_min_bytes / 4)
+    choose_spec_window(hybrid_candidate);
   bool sorted = true;
   U varying = 0;
   trace_.mark(nullptr);
@@ -61,9 +64,9 @@ inline void sorter<U, V>::run() {
 
   if (n < policy_.small_n) return small_sort();
   if (can_expand(lo, hi, all_varying)) return expand(lo, hi);
+  if (in_cache_route) return in_cache(lo, hi, varying);
   if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits)
     return hybrid(lo, hi, varying);
-  if (threads_ == 1 && n * elem <= policy_.in_cache_max_bytes) return in_cache(lo, hi, varying);
   sort_passes(passes);
 }
 
