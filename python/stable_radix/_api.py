@@ -365,11 +365,12 @@ def sort(a, axis=-1, *, engine="auto", descending=False, out=None, float_order="
         # the last writing `res`: no copy); `out=a` sorts in place, and an
         # `out` that overlaps the input otherwise sorts a copy in place.
         req = _request("keys", kind, n, opts, eng)
-        if n and _overlap(fw.pointer(src), fw.pointer(res), n * fw.itemsize(src)):
+        p_src, p_res = fw.pointer(src), fw.pointer(res)
+        if n and _overlap(p_src, p_res, n * fw.itemsize(src)):
             fw.copy_(res, src)
-            req.keys = req.sorted_keys = fw.pointer(res)
+            req.keys = req.sorted_keys = p_res
         else:
-            req.keys, req.sorted_keys = fw.pointer(src), fw.pointer(res)
+            req.keys, req.sorted_keys = p_src, p_res
         _run(fw, device, req)
     return out if out is not None else to_user(res)
 

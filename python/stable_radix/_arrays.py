@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from . import _core
+
 __all__ = ["Framework", "ingest", "key_kind_of"]
 
 
@@ -156,7 +158,7 @@ class NumpyFramework(Framework):
         return None
 
     def pointer(self, a):
-        return a.__array_interface__["data"][0]
+        return _core.address(a)
 
     def is_contiguous(self, a):
         return a.flags.c_contiguous
