@@ -21,7 +21,8 @@
 // bucket's first read does not wait on memory). Stable, since every pass is.
 // Inputs small enough for one thread and its cache (policy.in_cache_max_bytes)
 // are sorted the same way, as one bucket; the plain passes store plainly
-// below policy.stream_min_bytes, where the data stay in the caches. Skewed inputs (floats, whose keys
+// below policy.stream_min_bytes, where the data stay in the caches.
+// Skewed inputs (floats, whose keys
 // crowd into a few exponents; clustered integers), recognised from a sample,
 // count a finer 16-bit window in the scan instead, and the MSD pass maps its
 // bins onto buckets of about equal size through a table, so no bucket needs a

@@ -28,6 +28,20 @@ inline void sorter<U, V>::bucket_worker::sort(std::uint64_t off, std::uint64_t m
   sort_range(ka, va, kf, vf, kp, vf, m, lo, hi, varying, 0);
 }
 
+/// Elements [off, off + m) of the job copied to the same places in scratch,
+/// where the bucket sort reads them: the keys, and the values or (argsort)
+/// the positions from 0.
+template <class U, class V>
+inline void sorter<U, V>::stage_in_scratch(std::uint64_t off, std::uint64_t m) {
+  std::memcpy(job_.key_scratch[0] + off, job_.keys + off, std::size_t(m) * sizeof(U));
+  if constexpr (has_value) {
+    V* va = job_.value_scratch + off;
+    if (job_.pay == payload::values) std::memcpy(va, job_.values + off, std::size_t(m) * sizeof(V));
+    else
+      for (std::uint64_t i = 0; i < m; ++i) va[i] = V(i);
+  }
+}
+
 /// Asks for bucket [off, off + m) of the scratch arrays in the cache (its
 /// first `cap` elements: a larger bucket is split first), so that it comes
 /// from memory while the bucket before it is sorted.

@@ -55,14 +55,8 @@ inline void sorter<U, V>::sort_passes(const std::vector<core::pass>& passes) {
 /// in-cache bucket sort of the whole input, which writes it back in order.
 template <class U, class V>
 inline void sorter<U, V>::in_cache(int lo, int hi, U varying) {
-  const std::uint64_t n = job_.n;
-  std::memcpy(job_.key_scratch[0], job_.keys, std::size_t(n) * sizeof(U));
-  if constexpr (has_value) {
-    if (job_.pay == payload::values) std::memcpy(job_.value_scratch, job_.values, std::size_t(n) * sizeof(V));
-    else
-      for (std::uint64_t i = 0; i < n; ++i) job_.value_scratch[i] = V(i);
-  }
-  bucket_worker(*this, n).sort(0, n, lo, hi, varying);
+  stage_in_scratch(0, job_.n);
+  bucket_worker(*this, job_.n).sort(0, job_.n, lo, hi, varying);
 }
 
 template <class U, class V>

@@ -43,13 +43,7 @@ inline void sorter<U, V>::segment_worker::sort(std::uint64_t off, std::uint64_t 
         for (std::uint64_t i = 0; i < m; ++i) vf[i] = V(i);
     return w_.tiny(j.keys + off, vf, kf, vf, m);
   }
-  std::memcpy(j.key_scratch[0] + off, j.keys + off, std::size_t(m) * sizeof(U));
-  if constexpr (has_value) {
-    V* va = j.value_scratch + off;
-    if (j.pay == payload::values) std::memcpy(va, vf, std::size_t(m) * sizeof(V));
-    else
-      for (std::uint64_t i = 0; i < m; ++i) va[i] = V(i);
-  }
+  s_.stage_in_scratch(off, m);
   // Every bit of the range may vary: the bucket sort skips the digits the
   // whole segment shares after counting them.
   w_.sort(off, m, j.begin_bit, j.end_bit, core::bit_range_mask<U>(j.begin_bit, j.end_bit));

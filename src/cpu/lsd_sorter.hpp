@@ -195,6 +195,7 @@ class sorter {
   // ---- lsd_passes.hpp: out-of-cache LSD passes (the plain route) --------------
   void sort_passes(const std::vector<core::pass>& passes);
   void in_cache(int lo, int hi, U varying);
+  void stage_in_scratch(std::uint64_t off, std::uint64_t m);
   template <class T>
   void copy_back(const T* from, T* to);
   void scatter(const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass& ps, const core::pass* next,
