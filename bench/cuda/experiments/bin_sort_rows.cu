@@ -94,14 +94,7 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(hk.data(), keys + row * L, L * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(hs.data(), sorted + row * L, L * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(hi.data(), idx + row * L, L * 8, cudaMemcpyDeviceToHost));
-    std::vector<char> seen(L, 0);
-    for (std::uint64_t i = 0; i < L; ++i) {
-      const V j = hi[i];
-      if (j >= L || seen[j]) { ++bad; break; }
-      seen[j] = 1;
-      if (hs[i] != hk[j]) { ++bad; break; }
-      if (i > 0 && (hk[hi[i - 1]] > hk[j] || (hk[hi[i - 1]] == hk[j] && hi[i - 1] > j))) { ++bad; break; }
-    }
+    bad += !argsort_row_ok(hk, hs, hi);
     ++checked;
   }
   std::printf("bin sort [%llu x %llu] argsort: median %.4f ms, min %.4f, max %.4f (%d reps); rows left crowded %u;"

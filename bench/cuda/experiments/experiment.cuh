@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #define CK(x)                                                                              \
   do {                                                                                     \
@@ -27,4 +28,20 @@ __global__ void normal_keys(float* k, std::uint64_t n, std::uint64_t seed) {
     const double u2 = double(z >> 37) / double(1ull << 27);
     k[i] = float(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
   }
+}
+
+/// Whether one row's argsort is right: `idx` a permutation of the row, the
+/// sorted keys the keys at those positions, in order, equal keys by position.
+inline bool argsort_row_ok(const std::vector<float>& keys, const std::vector<float>& sorted,
+                           const std::vector<std::uint64_t>& idx) {
+  const std::size_t L = keys.size();
+  std::vector<char> seen(L, 0);
+  for (std::size_t i = 0; i < L; ++i) {
+    const std::uint64_t j = idx[i];
+    if (j >= L || seen[j]) return false;
+    seen[j] = 1;
+    if (sorted[i] != keys[j]) return false;
+    if (i > 0 && (keys[idx[i - 1]] > keys[j] || (keys[idx[i - 1]] == keys[j] && idx[i - 1] > j))) return false;
+  }
+  return true;
 }

@@ -149,14 +149,7 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(hk.data(), keys + r * L, L * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(hs.data(), sorted + r * L, L * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(hi.data(), idx + r * L, L * 8, cudaMemcpyDeviceToHost));
-    std::vector<char> seen(L, 0);
-    for (std::uint64_t i = 0; i < L; ++i) {
-      const std::uint64_t j = hi[i];
-      if (j >= L || seen[j]) { ++bad; break; }
-      seen[j] = 1;
-      if (hs[i] != hk[j]) { ++bad; break; }
-      if (i > 0 && (hk[hi[i - 1]] > hk[j] || (hk[hi[i - 1]] == hk[j] && hi[i - 1] > j))) { ++bad; break; }
-    }
+    bad += !argsort_row_ok(hk, hs, hi);
     ++checked;
   }
   std::printf("split route [%llu x %llu] argsort: median %.4f ms (survey %.4f, split %.4f, buckets %.4f, crowded %.4f;"
