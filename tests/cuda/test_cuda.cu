@@ -564,12 +564,12 @@ TEST_CASE(double_buffer_forms, false) {
     // one pass: the result stays in the alternates, with no copy home (a
     // single tile sorts in place)
     check_double_buffer<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::random, n + 6), o, "u8/4",
-                                         expected_selector(n, 1, 4, n > 8192 ? 1 : 0));
+                                         expected_selector(n, 1, 4, n > cd::sm90_policy(1, 4).small_n ? 1 : 0));
     // three 8-bit passes over bits [0, 24): odd, so the alternates too
     options r = o;
     r.end_bit = 24;
     check_double_buffer<std::uint32_t, 8>(make_keys<std::uint32_t>(n, dist::random, n + 7), r, "u32/8 bits 0-24",
-                                          expected_selector(n, 4, 8, n > 9216 ? 1 : 0));
+                                          expected_selector(n, 4, 8, n > cd::sm90_policy(4, 8).small_n ? 1 : 0));
   }
   for (std::size_t n : {std::size_t(1000), std::size_t(70000), std::size_t(300007)})
     for (int desc = 0; desc < 2; ++desc) {
@@ -581,10 +581,11 @@ TEST_CASE(double_buffer_forms, false) {
       // every pass skipped on the device (sorted, all equal) where the host planned an odd number
       options odd = o;
       odd.end_bit = 24;
+      const int odd_selector = expected_selector(n, 4, 4, n > cd::sm90_policy(4, 4).small_n ? 1 : 0);
       check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::all_equal, n), odd, "u32/4 all equal",
-                                            expected_selector(n, 4, 4, n > 13824 ? 1 : 0));
+                                            odd_selector);
       check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, desc ? dist::reversed : dist::sorted, n), odd,
-                                            "u32/4 in order", expected_selector(n, 4, 4, n > 13824 ? 1 : 0));
+                                            "u32/4 in order", odd_selector);
       // values of a size the scatter does not move: sorted in place, selector 0
       check_double_buffer<std::uint32_t, 12>(make_keys<std::uint32_t>(n, dist::random, n + 3), o, "u32/12 (gather)", 0);
     }
@@ -750,9 +751,34 @@ TEST_CASE(late_values_tiles, false) {
   t = saved;
 }
 
+/// The histogram kernel's order check on 1- and 2-byte keys, which it counts
+/// a vector or two at a time: sorted keys with one descent, placed at the
+/// start and middle of a vector, at lane, warp, vector-row and chunk
+/// boundaries, and in the scalar tail. A missed descent would skip every
+/// pass and leave the keys unsorted.
+template <class K>
+static void one_descent_cases() {
+  constexpr std::size_t per_vec = 16 / sizeof(K), chunk = 256 * 4 * per_vec;  // histogram_shape
+  const std::size_t n = 5 * chunk + 1000;  // 1-byte keys alone: past the one-block counting sort (2^16)
+  const auto sorted = make_keys<K>(n, dist::sorted, n + sizeof(K));
+  for (std::size_t pos : {per_vec, per_vec + per_vec / 2, 32 * per_vec, 256 * per_vec, 256 * per_vec + 3,
+                          2 * 256 * per_vec, chunk, chunk + 31 * per_vec, 2 * chunk - 1, 5 * chunk + 1, n - 1}) {
+    auto k = sorted;
+    if (k[pos - 1] == 0) k[pos - 1] = 1;  // (keys before pos - 1 are 0 too: still in order)
+    k[pos] = 0;
+    check_keys(k, {}, "u" + std::to_string(8 * sizeof(K)) + " sorted but at " + std::to_string(pos));
+    check_pairs<K, 4>(k, {}, "u" + std::to_string(8 * sizeof(K)) + "/u32 sorted but at " + std::to_string(pos));
+  }
+}
+TEST_CASE(narrow_order_check, true) {
+  one_descent_cases<std::uint8_t>();
+  one_descent_cases<std::uint16_t>();
+}
+
 /// 32-bit keys with 4-byte values across the tiers: the small tiles up to
 /// medium_n, the mid tiles (sm90_mid_tiles) up to mid_n, the long ones above;
-/// pairs (integer and float keys) and argsort, which share the kernels.
+/// pairs (integer and float keys) and argsort, which share the kernels; then
+/// 8- and 16-bit keys with 4-byte values, whose tiers lie elsewhere.
 TEST_CASE(mid_tiles_pairs, false) {
   const auto pol = cd::sm90_policy(4, 4);
   CHECK(pol.mid_n > pol.medium_n);
@@ -766,6 +792,19 @@ TEST_CASE(mid_tiles_pairs, false) {
     check_pairs<float, 4>(make_keys<float>(n, dist::random, n + 1), desc, "f32/u32 desc" + w);
     check_argsort<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(n, dist::few_unique, n + 2), {},
                                                 "argsort u32 few unique" + w);
+  }
+  // 8- and 16-bit keys with 4-byte values: the same tiers with shapes of their own
+  const auto pn = cd::sm90_policy(2, 4);
+  CHECK(pn.mid_n > pn.medium_n);
+  CHECK(cd::sm90_policy(1, 4).mid_n == pn.mid_n);
+  for (std::size_t n : {std::size_t(pn.medium_n + 1), std::size_t(3 * pn.medium_n + 7), std::size_t(pn.mid_n + 1)}) {
+    const std::string w = " n=" + std::to_string(n);
+    options desc;
+    desc.direction = order::descending;
+    check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, dist::random, n + 3), desc, "u16/u32 desc" + w);
+    check_pairs<std::uint8_t, 4>(make_keys<std::uint8_t>(n, dist::random, n + 4), {}, "u8/u32" + w);
+    check_argsort<std::uint16_t, std::uint32_t>(make_keys<std::uint16_t>(n, dist::few_unique, n + 5), {},
+                                                "argsort u16 few unique" + w);
   }
 }
 

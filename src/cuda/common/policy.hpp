@@ -173,9 +173,11 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
     case 1:
     case 2: {
       if (value_bytes == 4) {  // late values, digits in registers (5-17 % faster than ranked first)
-        onesweep_policy p = make(512, 16, 2, early, medium, 8);
+        // one predecessor a look-back step: a batch of 8 spilled at these registers
+        onesweep_policy p = make(384, 24, 2, early, medium, 1);
         p.values = value_staging::late;
         p.digits = digit_source::recomputed;
+        p.mid_n = std::uint64_t(1) << 24;  // sm90_mid_tiles (512 x 16) up to here
         return p;
       }
       if (key_bytes == 1 || value_bytes != 0) return make(512, 16, 2, ranks_first, medium, 8);
@@ -238,10 +240,14 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 /// (three fewer look-back waits a tile where the passes are long). 16-bit
 /// keys alone: 512 x 16 (u16 keys 2^16 0.042 -> 0.031 ms, 2^20 0.046 ->
 /// 0.039 against 384 x 36, which is 10 % faster from 2^24; H200,
-/// bench/results/cuda-h200-2026-11-26-small-and-narrow.md).
+/// bench/results/cuda-h200-2026-11-26-small-and-narrow.md). 1- and 2-byte
+/// keys with 4-byte values: 512 x 16 up to 2^24, the long 384 x 24 above
+/// (which wins at 2^28 and loses at 2^20; H100,
+/// bench/results/cuda-h100-2026-11-28-narrow-pairs.md).
 constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
   onesweep_policy p = sm90_policy(key_bytes, value_bytes);
-  p.threads = key_bytes == 2 ? 512 : 384, p.items = key_bytes == 2 ? 16 : 24, p.min_blocks = 2;
+  p.threads = key_bytes <= 2 ? 512 : 384, p.items = key_bytes <= 2 ? 16 : 24, p.min_blocks = 2;
+  if (key_bytes <= 2 && value_bytes == 4) p.lookback_batch = 2;  // faster than one at 2^20
   p.ranking = rank_order::count_then_rank;
   p.values = value_staging::late, p.digits = digit_source::recomputed;
   return p;

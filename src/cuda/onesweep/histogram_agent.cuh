@@ -38,6 +38,13 @@ struct histogram_agent {
   static constexpr int per_vec = 16 / int(sizeof(U));
   static constexpr int per_thread = Vectors * per_vec;
   static constexpr std::uint64_t chunk = std::uint64_t(Threads) * per_thread;
+  /// Vectors a thread counts at once: at most 16 keys, so that 1- and 2-byte
+  /// keys, each held in a register of its own, fit the 80 registers (a
+  /// whole chunk, 64 1-byte keys, spilled); 4- and 8-byte keys count the
+  /// whole chunk together.
+  static constexpr int group_vectors = per_vec >= 16 ? 1 : per_vec >= 8 ? 2 : Vectors;
+  static constexpr int group_keys = group_vectors * per_vec;
+  static_assert(Vectors % group_vectors == 0);
   using scan = block_scan<Threads, unsigned long long>;
 
   /// Copies of the histogram for keys counted in runs (count(): a thread's
@@ -211,12 +218,22 @@ struct histogram_agent {
   /// Counts one full chunk; returns whether some key is below the one before it.
   template <core::key_form Form>
   __device__ __forceinline__ bool count_chunk(const chunk_regs& c, bool& canon_used) {
-    U o[per_thread];
+    bool descent = false;
+#pragma unroll
+    for (int g = 0; g < Vectors; g += group_vectors) descent |= count_group<Form>(c, g, canon_used);
+    return descent;
+  }
+
+  /// Counts vectors g .. g + group_vectors - 1 of a chunk; returns whether
+  /// some key of them is below the one before it.
+  template <core::key_form Form>
+  __device__ __forceinline__ bool count_group(const chunk_regs& c, int g, bool& canon_used) {
+    U o[group_keys];
     bool descent = false;  // some key of this thread is below the one before it
 #pragma unroll
-    for (int k = 0; k < Vectors; ++k) {
+    for (int k = 0; k < group_vectors; ++k) {
       U raw[per_vec];
-      memcpy(raw, &c.v[k], 16);
+      memcpy(raw, &c.v[g + k], 16);
 #pragma unroll
       for (int j = 0; j < per_vec; ++j) {
         o[k * per_vec + j] = ordered<Form>(raw[j]);
@@ -226,7 +243,7 @@ struct histogram_agent {
       // the lane before; lane 0's was loaded with the chunk).
       const U last = U(o[k * per_vec + per_vec - 1] & p.range_mask);
       U prev = __shfl_up_sync(0xFFFFFFFFu, last, 1);
-      if ((threadIdx.x & 31u) == 0) prev = masked<Form>(c.before[k]);
+      if ((threadIdx.x & 31u) == 0) prev = masked<Form>(c.before[g + k]);
 #pragma unroll
       for (int j = 0; j < per_vec; ++j) {
         const U m = U(o[k * per_vec + j] & p.range_mask);
@@ -237,7 +254,7 @@ struct histogram_agent {
     // in order: merge runs of equal digits (sorted input would otherwise
     // serialise the warp's atomics on one address); else one atomic a key
     if (descent) count_each(o);
-    else count(o, per_thread);
+    else count(o, group_keys);
     return descent;
   }
 
@@ -274,11 +291,11 @@ struct histogram_agent {
     // scalar, strided.
     for (; base < n; base += stride) {
       const std::uint64_t end = base + chunk < n ? base + chunk : n;
-      for (std::uint64_t i0 = base; i0 < end; i0 += std::uint64_t(Threads) * per_thread) {
-        U o[per_thread];
+      for (std::uint64_t i0 = base; i0 < end; i0 += std::uint64_t(Threads) * group_keys) {
+        U o[group_keys];
         int valid = 0;
 #pragma unroll
-        for (int j = 0; j < per_thread; ++j) {
+        for (int j = 0; j < group_keys; ++j) {
           const std::uint64_t i = i0 + std::uint64_t(j) * Threads + threadIdx.x;
           if (i < end) {
             const U raw = ld_nc(keys + i);

@@ -342,7 +342,9 @@ struct split_agent {
       if (j > 0) {
         // Up to lookback_batch earlier tiles read at once (one memory round
         // trip for several steps back), nearest first; an unpublished one is
-        // read again from there.
+        // read again from there. Relaxed loads: a tile's word is its whole
+        // message (no data of that tile is read after it), and an acquire
+        // load invalidates the SM's L1 (the other blocks' bucket tables).
         const unsigned stride = p.stride - 1;
         const unsigned* mine = p.status + d;
         std::uint64_t k = t;  // the tiles before k are still to sum
@@ -351,7 +353,7 @@ struct split_agent {
           unsigned v[lookback_batch];
 #pragma unroll
           for (int i = 0; i < lookback_batch; ++i)
-            v[i] = k > row_first + i ? ld_acquire(mine + (k - 1 - i) * stride) : 0u;
+            v[i] = k > row_first + i ? ld_relaxed(mine + (k - 1 - i) * stride) : 0u;
 #pragma unroll
           for (int i = 0; i < lookback_batch; ++i) {
             if (done || v[i] == 0) break;
