@@ -60,11 +60,7 @@ template <class K, class V>
 __global__ void uniform_keys(K* k, V* v, std::uint64_t n, std::uint64_t seed) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::uint64_t(gridDim.x) * blockDim.x) {
-    std::uint64_t z = (i + seed) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    k[i] = K(z >> 17);
+    k[i] = K(splitmix_at(i, seed) >> 17);
     v[i] = value_of<V>(i);
   }
 }
