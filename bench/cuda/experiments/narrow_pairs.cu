@@ -18,6 +18,7 @@
 
 #include "experiment.cuh"
 #include "onesweep/dispatch.cuh"
+#include "onesweep_alone.cuh"
 
 namespace radix::cuda_detail {
 #define NARROW_PAIRS_INSTANTIATE(K, V)                                              \
@@ -30,21 +31,6 @@ NARROW_PAIRS_INSTANTIATE(std::uint16_t, std::uint64_t)
 NARROW_PAIRS_INSTANTIATE(std::uint8_t, v128)
 NARROW_PAIRS_INSTANTIATE(std::uint16_t, v128)
 
-// What the engine's other translation units would define: the device's limits (device_sort.cu) and the
-// argsort's index widening (gather.cu; pairs never call it).
-const device_limits& current_device_limits() {
-  static device_limits d = [] {
-    device_limits l;
-    int dev = 0, optin = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    cudaDeviceGetAttribute(&l.major, cudaDevAttrComputeCapabilityMajor, dev);
-    l.shared_optin = std::size_t(optin);
-    return l;
-  }();
-  return d;
-}
-void widen_indices(std::uint64_t*, const std::uint32_t*, std::uint64_t, void*) { std::abort(); }
 }  // namespace radix::cuda_detail
 
 using namespace radix::cuda_detail;

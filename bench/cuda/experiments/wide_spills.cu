@@ -18,6 +18,7 @@
 
 #include "experiment.cuh"
 #include "onesweep/dispatch.cuh"
+#include "onesweep_alone.cuh"
 #include "radix/key_traits.hpp"
 
 namespace radix::cuda_detail {
@@ -28,21 +29,6 @@ template int onesweep_sort<std::uint32_t, std::uint64_t>(const onesweep_job<std:
 template std::size_t onesweep_workspace_bytes<std::uint32_t, std::uint64_t>(sort_mode, std::uint64_t,
                                                                             const onesweep_tuning&, bool, bool);
 
-// What the engine's other translation units would define: the device's limits (device_sort.cu) and the
-// argsort's index widening (gather.cu; pairs never call it).
-const device_limits& current_device_limits() {
-  static device_limits d = [] {
-    device_limits l;
-    int dev = 0, optin = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    cudaDeviceGetAttribute(&l.major, cudaDevAttrComputeCapabilityMajor, dev);
-    l.shared_optin = std::size_t(optin);
-    return l;
-  }();
-  return d;
-}
-void widen_indices(std::uint64_t*, const std::uint32_t*, std::uint64_t, void*) { std::abort(); }
 }  // namespace radix::cuda_detail
 
 using namespace radix::cuda_detail;
