@@ -758,7 +758,8 @@ TEST_CASE(late_values_tiles, false) {
 /// pass and leave the keys unsorted.
 template <class K>
 static void one_descent_cases() {
-  constexpr std::size_t per_vec = 16 / sizeof(K), chunk = 256 * 4 * per_vec;  // histogram_shape
+  constexpr std::size_t per_vec = 16 / sizeof(K),
+                        chunk = std::size_t(cd::histogram_shape::threads) * cd::histogram_shape::vectors * per_vec;
   const std::size_t n = 5 * chunk + 1000;  // 1-byte keys alone: past the one-block counting sort (2^16)
   const auto sorted = make_keys<K>(n, dist::sorted, n + sizeof(K));
   for (std::size_t pos : {per_vec, per_vec + per_vec / 2, 32 * per_vec, 256 * per_vec, 256 * per_vec + 3,
