@@ -87,16 +87,9 @@ int main(int argc, char** argv) {
   CK(cudaMemcpy(&left, count, 4, cudaMemcpyDeviceToHost));
   // Check 2048 rows spread over the batch: positions a permutation of the row, keys in order, the
   // sorted keys the keys at those positions, equal keys by position (stable).
-  std::vector<float> hk(L), hs(L);
-  std::vector<V> hi(L);
-  std::uint64_t bad = 0, checked = 0;
-  for (std::uint64_t row = 0; row < rows; row += rows / 2048) {
-    CK(cudaMemcpy(hk.data(), keys + row * L, L * 4, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(hs.data(), sorted + row * L, L * 4, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(hi.data(), idx + row * L, L * 8, cudaMemcpyDeviceToHost));
-    bad += !argsort_row_ok(hk, hs, hi);
-    ++checked;
-  }
+  std::uint64_t checked = 0;
+  const long long bad = argsort_rows_bad(keys, sorted, idx, rows, L, rows / 2048, checked);
+  if (bad < 0) return 1;
   std::printf("bin sort [%llu x %llu] argsort: median %.4f ms, min %.4f, max %.4f (%d reps); rows left crowded %u;"
               " %llu rows checked, %llu bad\n",
               (unsigned long long)rows, (unsigned long long)L, ms[ms.size() / 2], ms.front(), ms.back(), reps, left, (unsigned long long)checked,

@@ -50,3 +50,23 @@ inline bool argsort_row_ok(const std::vector<float>& keys, const std::vector<flo
   }
   return true;
 }
+
+/// Checks every `step`-th row of an argsort of `rows` rows of L float keys on the device (the keys, the
+/// sorted keys, the 8-byte positions): returns the rows that are wrong, or -1 after a failed copy; `checked`
+/// counts the rows looked at.
+inline long long argsort_rows_bad(const float* keys, const float* sorted, const void* idx, std::uint64_t rows,
+                                  std::uint64_t L, std::uint64_t step, std::uint64_t& checked) {
+  std::vector<float> hk(L), hs(L);
+  std::vector<std::uint64_t> hi(L);
+  long long bad = 0;
+  for (std::uint64_t r = 0; r < rows; r += step) {
+    if (cudaMemcpy(hk.data(), keys + r * L, L * 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(hs.data(), sorted + r * L, L * 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(hi.data(), static_cast<const std::uint64_t*>(idx) + r * L, L * 8, cudaMemcpyDeviceToHost) !=
+            cudaSuccess)
+      return -1;
+    bad += !argsort_row_ok(hk, hs, hi);
+    ++checked;
+  }
+  return bad;
+}

@@ -142,16 +142,9 @@ int main(int argc, char** argv) {
   unsigned c[bin_counters];
   CK(cudaMemcpy(c, counts, sizeof c, cudaMemcpyDeviceToHost));
 
-  std::vector<float> hk(L), hs(L);
-  std::vector<std::uint64_t> hi(L);
-  std::uint64_t bad = 0, checked = 0;
-  for (std::uint64_t r = 0; r < rows; r += rows >= 64 ? rows / 64 : 1) {
-    CK(cudaMemcpy(hk.data(), keys + r * L, L * 4, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(hs.data(), sorted + r * L, L * 4, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(hi.data(), idx + r * L, L * 8, cudaMemcpyDeviceToHost));
-    bad += !argsort_row_ok(hk, hs, hi);
-    ++checked;
-  }
+  std::uint64_t checked = 0;
+  const long long bad = argsort_rows_bad(keys, sorted, idx, rows, L, rows >= 64 ? rows / 64 : 1, checked);
+  if (bad < 0) return 1;
   std::printf("split route [%llu x %llu] argsort: median %.4f ms (survey %.4f, split %.4f, buckets %.4f, crowded %.4f;"
               " %d reps); buckets crowded %u, rows left %u; %llu rows checked, %llu bad\n",
               (unsigned long long)rows, (unsigned long long)L, median(whole), median(part[0]), median(part[1]), median(part[2]), median(part[3]), reps,
