@@ -827,6 +827,11 @@ TEST_CASE(wide_values_tiles, false) {
     const auto k32 = make_keys<std::uint32_t>(n, dist::random, n + 11);
     check_pairs<std::uint32_t, 8>(k32, {}, "u32/u64" + w);
     check_pairs<std::uint32_t, 8>(make_keys<std::uint32_t>(n, dist::few_unique, n + 12), desc, "u32/u64 few unique desc" + w);
+    std::vector<float> g(n);  // the float kernel's form with NaNs and -0 (its digits staged as the integers')
+    for (std::size_t i = 0; i < n; ++i) g[i] = float(std::int64_t(k32[i] % 2001) - 1000);
+    g[n / 3] = -0.0f;
+    g[n - 2] = std::numeric_limits<float>::quiet_NaN();
+    check_pairs<float, 8>(g, desc, "f32/u64 with -0 and NaN desc" + w);
     const auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 13);
     check_pairs<std::uint64_t, 8>(k64, {}, "u64/u64" + w);
     check_argsort<std::uint64_t, std::uint64_t>(k64, desc, "argsort u64 -> u64 desc" + w);

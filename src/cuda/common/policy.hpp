@@ -143,11 +143,12 @@ constexpr bool sm90_whole_tiles(int key_bytes, int value_bytes, std::uint64_t n)
 /// 4-byte values go late (CUB's order: staged through the keys' buffer after
 /// the keys are out), which frees the values' staging memory for longer tiles
 /// at two blocks per SM: 384 x 36 for 32-bit keys, 384 x 24 for 64-bit keys.
-/// For 32-bit keys the digits are not staged: the keys' scatter computes them
-/// and keeps them in registers for the values' scatter (4 % faster; for 64-bit
-/// keys 3 % slower).
-/// 8-byte values go late too: 384 x 24 for 32-bit keys (digits kept in
-/// registers), 384 x 20 for 64-bit keys (H100, bench/results/cuda-h100-2026-11-26.md:
+/// Their digits are staged: kept in registers for the values' scatter
+/// (digit_source::recomputed) the scatter kernels of 32-bit keys with 8-byte
+/// values spilled, and staging was 1-4 % faster with 4- and 8-byte values,
+/// integers and floats (H100, bench/results/cuda-h100-2026-11-28-staged-digits.md).
+/// 8-byte values go late too: 384 x 24 for 32-bit keys,
+/// 384 x 20 for 64-bit keys (H100, bench/results/cuda-h100-2026-11-26.md:
 /// u64/u64 pairs 2^27 22.4 -> 16.0 ms, u32/u64 7.39 -> 6.36 ms, against 384 x 16
 /// with each value loaded as its key is staged).
 /// 16-byte values go late too, in 384 x 12 tiles (at 384 x 16 their 64
@@ -190,15 +191,15 @@ constexpr onesweep_policy sm90_policy(int key_bytes, int value_bytes) {
       if (value_bytes == 0) return make(384, 28, 3, early, medium, 1);
       if (value_bytes == 4) {
         onesweep_policy p = make(384, 36, 2, early, medium, 1);
-        p.values = value_staging::late;      // measured for 4-byte values only
-        p.digits = digit_source::recomputed;  // the keys' scatter keeps the digits in registers for the values' (4 % faster)
-        p.mid_n = std::uint64_t(1) << 25;     // sm90_mid_tiles up to here
+        p.values = value_staging::late;   // measured for 4-byte values only
+        p.digits = digit_source::staged;
+        p.mid_n = std::uint64_t(1) << 25;  // sm90_mid_tiles up to here
         return p;
       }
       if (value_bytes == 8) {
         onesweep_policy p = make(384, 24, 2, early, medium, 1);
         p.values = value_staging::late;  // through a keys' buffer widened to 8 bytes
-        p.digits = digit_source::recomputed;
+        p.digits = digit_source::staged;
         return p;
       }
       if (value_bytes == 16) {
@@ -234,7 +235,7 @@ constexpr onesweep_policy sm90_small_tiles(int key_bytes, int value_bytes) {
 }
 
 /// Mid tiles between medium_n and mid_n. 32-bit keys with 4-byte values:
-/// 384 x 24, values late, digits in registers. From 2^20 to 2^24 they beat
+/// 384 x 24, values late, digits staged. From 2^20 to 2^24 they beat
 /// both the small tiles and the long 384 x 36 (up to 12 %,
 /// bench/results/cuda-h100-2026-11-26.md, mid sizes), which win again at 2^28
 /// (three fewer look-back waits a tile where the passes are long). 16-bit
@@ -249,7 +250,7 @@ constexpr onesweep_policy sm90_mid_tiles(int key_bytes, int value_bytes) {
   p.threads = key_bytes <= 2 ? 512 : 384, p.items = key_bytes <= 2 ? 16 : 24, p.min_blocks = 2;
   if (key_bytes <= 2 && value_bytes == 4) p.lookback_batch = 2;  // faster than one at 2^20
   p.ranking = rank_order::count_then_rank;
-  p.values = value_staging::late, p.digits = digit_source::recomputed;
+  p.values = value_staging::late, p.digits = key_bytes == 4 ? digit_source::staged : digit_source::recomputed;
   return p;
 }
 
