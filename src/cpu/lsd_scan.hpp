@@ -14,22 +14,29 @@ namespace lsd_detail {
 /// cheap check alone, which is what makes the early exit fast.
 template <class U, class V>
 inline void sorter<U, V>::scan(bool& sorted, U& varying) {
-  if (!job_.codec.canon) return (void)scan_impl<false, false>(sorted, varying);
+  using core::key_form;
+  // Integer keys: the transform is one XOR with a constant; with the biased
+  // form's sign-dependent masks the sorted check ran at half the memory's
+  // rate (bench/results/cpu-2026-11-28-presorted-scan.md).
+  if (!job_.codec.canon)
+    return (void)(job_.codec.linear() ? scan_impl<key_form::linear, false>(sorted, varying)
+                                      : scan_impl<key_form::biased, false>(sorted, varying));
   // Floats in numeric order: without a -0.0 or a NaN in the data, the plain
   // biased transform orders them exactly as the canonical one, and is
   // cheaper in every later pass. Look for them on the way.
-  if (!scan_impl<false, true>(sorted, varying)) {
+  if (!scan_impl<key_form::biased, true>(sorted, varying)) {
     job_.codec.canon = false;
     return;
   }
   sorted = true;
   varying = 0;
-  scan_impl<true, false>(sorted, varying);
+  scan_impl<key_form::canonical, false>(sorted, varying);
 }
 
 /// Returns whether a -0.0 or NaN was seen (only looked for with Detect).
+/// F: the form of the ordered-bits transform (core::key_form) the codec allows.
 template <class U, class V>
-template <bool Canon, bool Detect>
+template <core::key_form F, bool Detect>
 inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
   std::vector<std::uint8_t> unsorted(threads_, 0), specials(threads_, 0);
   const U sign = codec_t::sign, nan_above = job_.codec.nan_above;
@@ -37,7 +44,7 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
   const U* keys = job_.keys;
   const codec_t codec = job_.codec;
   const U mask = range_mask_;
-  const U ref = xform<Canon>(codec, keys[0]);
+  const U ref = core::ordered_as<F>(codec, keys[0]);
   const int sb = spec_bits_;
   const int sshift = spec_shift_;
   const unsigned SR = sb > 0 ? 1u << sb : 0;
@@ -56,8 +63,8 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
     while (i < e && !bad) {
       const std::uint64_t be = std::min(e, i + block);
       for (; i < be; ++i) {
-        const U o = xform<Canon>(codec, keys[i]);
-        const U p = xform<Canon>(codec, keys[i - 1]);
+        const U o = core::ordered_as<F>(codec, keys[i]);
+        const U p = core::ordered_as<F>(codec, keys[i - 1]);
         v |= U(o ^ ref);
         bad |= U(U(o & mask) < U(p & mask));
         if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
@@ -73,7 +80,7 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
         for (; i + 4 <= e; i += 4) {
           U o[4];
           for (int j = 0; j < 4; ++j) {
-            o[j] = xform<Canon>(codec, keys[i + j]);
+            o[j] = core::ordered_as<F>(codec, keys[i + j]);
             v |= U(o[j] ^ ref);
             if constexpr (Detect) sp |= U(U(keys[i + j] == sign) | U(U(keys[i + j] & U(~sign)) > nan_above));
           }
@@ -86,16 +93,17 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
           for (unsigned d = 0; d < SR; ++d) h[d] += h4[std::size_t(c) * SR + d];
       }
       for (; i < e; ++i) {
-        const U o = xform<Canon>(codec, keys[i]);
+        const U o = core::ordered_as<F>(codec, keys[i]);
         v |= U(o ^ ref);
         ++h[core::digit_of<U>(o, sshift, sb)];
         if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
       }
-      for (std::uint64_t j = b; j < prefix_end; ++j) ++h[core::digit_of<U>(xform<Canon>(codec, keys[j]), sshift, sb)];
+      for (std::uint64_t j = b; j < prefix_end; ++j)
+        ++h[core::digit_of<U>(core::ordered_as<F>(codec, keys[j]), sshift, sb)];
       spec_done_[t] = 1;
     } else {
       for (; i < e; ++i) {
-        v |= U(xform<Canon>(codec, keys[i]) ^ ref);
+        v |= U(core::ordered_as<F>(codec, keys[i]) ^ ref);
         if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
       }
     }

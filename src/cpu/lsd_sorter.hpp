@@ -180,7 +180,7 @@ class sorter {
 
   // ---- lsd_scan.hpp: the upfront read, trivial routes, first count ------------
   void scan(bool& sorted, U& varying);
-  template <bool Canon, bool Detect>
+  template <core::key_form F, bool Detect>
   bool scan_impl(bool& sorted, U& varying);
   void identity();
   void small_sort();
