@@ -7,6 +7,55 @@
 namespace radix::cpu {
 namespace lsd_detail {
 
+/// The scan's cheap check, from keys[i] until the first block with a
+/// descent (or e): ORs into v each key's ordered bits XOR ref, into bad
+/// whether a key is below its predecessor (in the bits of mask), and, with
+/// Detect, into sp whether a -0.0 or NaN was seen. Returns where it stopped
+/// (a block's end). A block's keys are transformed once into `ord` (in L1),
+/// then each is compared with its predecessor there: both loops carry
+/// nothing but ORs and vectorise (transforming every key twice in one loop
+/// ran floats at half the memory's rate). 64-bit floats keep that one loop:
+/// the baseline SIMD has no 64-bit compare, nothing vectorises, and the
+/// buffer only added loads and stores. Out of line, so that the buffer does
+/// not weigh on the histogram loop that follows in the caller.
+template <core::key_form F, bool Detect, class U>
+[[gnu::noinline]] std::uint64_t sorted_prefix(const core::ordered_codec<U>& codec, const U* keys, std::uint64_t i,
+                                              std::uint64_t e, U mask, U ref, U& v_out, U& bad_out, U& sp_out) {
+  constexpr U sign = core::ordered_codec<U>::sign;
+  const U nan_above = codec.nan_above;
+  constexpr std::uint64_t block = 1024;
+  U v = v_out, bad = bad_out, sp = sp_out;  // locals: the outputs might alias the keys
+  if constexpr (sizeof(U) == 8 && F != core::key_form::linear) {
+    while (i < e && !bad) {
+      const std::uint64_t be = std::min(e, i + block);
+      for (; i < be; ++i) {
+        const U o = core::ordered_as<F>(codec, keys[i]);
+        const U p = core::ordered_as<F>(codec, keys[i - 1]);
+        v |= U(o ^ ref);
+        bad |= U(U(o & mask) < U(p & mask));
+        if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+      }
+    }
+  } else {
+    U ord[block + 1];
+    ord[0] = U(core::ordered_as<F>(codec, keys[i - 1]) & mask);  // the key before the block
+    while (i < e && !bad) {
+      const std::uint64_t m = std::min(e - i, block);
+      for (std::uint64_t j = 0; j < m; ++j) {
+        const U o = core::ordered_as<F>(codec, keys[i + j]);
+        v |= U(o ^ ref);
+        ord[j + 1] = U(o & mask);
+        if constexpr (Detect) sp |= U(U(keys[i + j] == sign) | U(U(keys[i + j] & U(~sign)) > nan_above));
+      }
+      for (std::uint64_t j = 0; j < m; ++j) bad |= U(ord[j + 1] < ord[j]);
+      ord[0] = ord[m];
+      i += m;
+    }
+  }
+  v_out = v, bad_out = bad, sp_out = sp;
+  return i;
+}
+
 /// The upfront read: which bits vary, is the input sorted, and, once a
 /// thread sees disorder in its chunk, a histogram of the top `spec_bits_`
 /// bits of the key range (the MSD digit of the hybrid route lies there in
@@ -56,20 +105,7 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
     U v = 0;
     U bad = 0;
     U sp = 0;  // a -0.0 or NaN seen (Detect)
-    // Cheap check in blocks until the first disorder. Each key is compared
-    // with its predecessor loaded afresh, so the loop has no carried state
-    // but two ORs and vectorises.
-    constexpr std::uint64_t block = 4096;
-    while (i < e && !bad) {
-      const std::uint64_t be = std::min(e, i + block);
-      for (; i < be; ++i) {
-        const U o = core::ordered_as<F>(codec, keys[i]);
-        const U p = core::ordered_as<F>(codec, keys[i - 1]);
-        v |= U(o ^ ref);
-        bad |= U(U(o & mask) < U(p & mask));
-        if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
-      }
-    }
+    i = sorted_prefix<F, Detect>(codec, keys, i, e, mask, ref, v, bad, sp);
     if (bad && SR) {  // this chunk is unsorted: count the rest on the way, then the prefix
       std::uint64_t* h = spec_hist_.data() + std::size_t(t) * SR;
       const std::uint64_t prefix_end = i;
