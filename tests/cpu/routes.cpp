@@ -1,10 +1,11 @@
 // The CPU engine's routes that only some inputs take: the hybrid route for
-// skewed inputs (src/cpu/lsd_hybrid.hpp, choose_fine_window / hybrid_fine)
-// and the counting write-out of keys that vary in a narrow window
-// (src/cpu/lsd_scan.hpp, expand): inputs built to take them (or to just miss
-// them), checked element by element against std::stable_sort on the ordered
-// bits, and the route that ran read back from RADIX_TRACE, so that a change of
-// routing cannot leave these tests passing without testing the route they are for.
+// skewed inputs (src/cpu/lsd_hybrid.hpp, choose_fine_window / hybrid_fine),
+// the counting write-out of keys that vary in a narrow window
+// (src/cpu/lsd_scan.hpp, expand), and the scan's sorted check
+// (sorted_prefix): inputs built to take them (or to just miss them), checked
+// element by element against std::stable_sort on the ordered bits, and the
+// route that ran read back from RADIX_TRACE, so that a change of routing
+// cannot leave these tests passing without testing the route they are for.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -254,4 +255,65 @@ TEST(CpuExpandRoute, BitRanges) {
   auto d = cpu_opts();
   d.digit_bits = 4;
   check_expand(window_keys<std::uint32_t>(300007, 0, 0, 10, seed + 3), d, false, "u32, digit_bits 4");
+}
+
+// ---------------------------------------------------------------- the sorted check
+
+namespace {
+
+/// Keys alone, checked against the oracle (a -0.0 or a NaN shows in the bits
+/// when the order is wrong or unstable).
+template <class K>
+void check_keys(const std::vector<K>& keys, const radix::options& o, const std::string& what) {
+  SCOPED_TRACE(what + ", n=" + std::to_string(keys.size()) + ", " + rt::describe(o));
+  const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
+  std::vector<K> want(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) want[i] = keys[perm[i]];
+  rt::guarded g(keys.size(), sizeof(K));
+  g.fill_from(keys.data());
+  radix::sort(std::span<K>(g.as<K>(), keys.size()), o);
+  EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
+  EXPECT_TRUE(g.canaries_intact());
+}
+
+}  // namespace
+
+/// The scan reads each thread's chunk in blocks of 1024 keys until the first
+/// descent (sorted_prefix), carrying the block's last key into the next: sorted
+/// keys with one descent, or one -0.0 or NaN, at block boundaries and at the
+/// boundary between the two threads' chunks.
+TEST(CpuScan, OneDescentAtBlockBoundaries) {
+  const std::size_t n = (std::size_t(1) << 17) + 3;  // two threads' chunks of at least 65536 keys
+  radix::options o = cpu_opts();
+  o.threads = 2;
+  for (std::size_t chunk : {std::size_t(0), n / 2}) {
+    for (std::size_t off : {0, 1, 1023, 1024, 1025, 2047, 2048, 4096, 5000}) {
+      const std::size_t p = chunk + off;  // keys[p] < keys[p - 1]
+      if (p == 0) continue;
+      const std::string at = " at " + std::to_string(p);
+      std::vector<std::uint32_t> u(n);
+      for (std::size_t i = 0; i < n; ++i) u[i] = std::uint32_t(3 * i + 1);
+      std::swap(u[p], u[p - 1]);
+      check_keys(u, o, "u32, one descent" + at);
+      std::vector<std::int64_t> s(n);
+      for (std::size_t i = 0; i < n; ++i) s[i] = std::int64_t(i) - std::int64_t(n / 3);
+      std::swap(s[p], s[p - 1]);
+      check_keys(s, o, "i64, one descent" + at);
+      std::vector<float> f(n);
+      for (std::size_t i = 0; i < n; ++i) f[i] = float(std::int64_t(i) - std::int64_t(n / 2)) * 0.5f;
+      for (auto fo : {radix::float_order::numeric, radix::float_order::total}) {
+        radix::options of = o;
+        of.floats = fo;
+        std::vector<float> g = f;
+        std::swap(g[p], g[p - 1]);
+        check_keys(g, of, "f32, one descent" + at);
+        g = f;
+        g[p] = -0.0f;
+        check_keys(g, of, "f32, a -0.0" + at);
+        g = f;
+        g[p] = std::numeric_limits<float>::quiet_NaN();
+        check_keys(g, of, "f32, a NaN" + at);
+      }
+    }
+  }
 }
