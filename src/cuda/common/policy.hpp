@@ -143,9 +143,9 @@ constexpr bool sm90_whole_tiles(int key_bytes, int value_bytes, std::uint64_t n)
 /// 4-byte values go late (CUB's order: staged through the keys' buffer after
 /// the keys are out), which frees the values' staging memory for longer tiles
 /// at two blocks per SM: 384 x 36 for 32-bit keys, 384 x 24 for 64-bit keys.
-/// Their digits are staged: kept in registers for the values' scatter
-/// (digit_source::recomputed) the scatter kernels of 32-bit keys with 8-byte
-/// values spilled, and staging was 1-4 % faster with 4- and 8-byte values,
+/// Their digits are staged: with the digits kept in registers for the values'
+/// scatter instead (digit_source::recomputed), the kernels of 32-bit keys with
+/// 8-byte values spilled, and staging was faster with 4- and 8-byte values,
 /// integers and floats (H100, bench/results/cuda-h100-2026-11-28-staged-digits.md).
 /// 8-byte values go late too: 384 x 24 for 32-bit keys,
 /// 384 x 20 for 64-bit keys (H100, bench/results/cuda-h100-2026-11-26.md:
