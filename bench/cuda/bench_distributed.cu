@@ -5,13 +5,14 @@
 // and the same key sum as the input.
 //
 //   radix_nccl_bench [--log2 31] [--op keys|pairs] [--key u32|u64] [--gpus 0,1,2]
-//                    [--reps 5] [--host] [--profile]
+//                    [--reps 5] [--host] [--profile] [--order sort_first|partition_first]
 // --op pairs: values of the key's width (u32/u32, u64/u64). --host: the
 // keys start and end in pinned host memory (nccl::sort_host); the single-GPU
 // row is then the same copy in, sort, copy out on one GPU. --profile sets
 // RADIX_NCCL_PROFILE=1 (the phase times of each rank, on stderr). --gpus 0
 // is the single-GPU sort itself (radix::cuda, double buffers, no NCCL), the
-// baseline the ratios use when it runs first.
+// baseline the ratios use when it runs first. --order sets RADIX_NCCL_ORDER
+// (the exchange; unset: the library's choice), shown in the table.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -29,6 +30,9 @@
 #include "radix/nccl.hpp"
 
 namespace {
+
+/// The exchange the last distributed run took (placement::partition_first).
+const char* last_exchange = "-";
 
 __host__ __device__ std::uint64_t hash64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -149,6 +153,7 @@ std::vector<double> run_device(const radix::nccl::gpu_group& g, std::uint64_t to
     });
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() -
                       start_ns.load() * 1e-6;
+    last_exchange = plain ? "-" : pl[0].partition_first ? "partition first" : "sort first";
     if (rep > 0) times.push_back(ms);
     // Verify: each share sorted, shares in order, counts, key sum, values.
     unsigned long long want_sum = 0;
@@ -259,6 +264,7 @@ int main(int argc, char** argv) {
     else if (s == "--reps") a.reps = std::stoi(next());
     else if (s == "--host") a.host = true;
     else if (s == "--profile") setenv("RADIX_NCCL_PROFILE", "1", 1);
+    else if (s == "--order") setenv("RADIX_NCCL_ORDER", next().c_str(), 1);
     else if (s == "--gpus") {
       a.gpus.clear();
       const std::string l = next();
@@ -285,7 +291,8 @@ int main(int argc, char** argv) {
               std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "(unset)");
   const std::uint64_t total = 1ull << a.log2;
   const bool pairs = a.op == "pairs";
-  std::printf("| where | op | n | GPUs | median ms | min ms | G keys/s | vs 1 GPU | verified |\n|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("RADIX_NCCL_ORDER=%s\n", std::getenv("RADIX_NCCL_ORDER") ? std::getenv("RADIX_NCCL_ORDER") : "(unset)");
+  std::printf("| where | op | n | GPUs | exchange | median ms | min ms | G keys/s | vs 1 GPU | verified |\n|---|---|---|---|---|---|---|---|---|---|\n");
   double base = 0;
   for (int gpus : a.gpus) {
     const bool plain = gpus == 0;
@@ -305,8 +312,8 @@ int main(int argc, char** argv) {
                  : run_device<std::uint32_t>(g, total, pairs, a.reps, ok, plain);
     const double med = median(t);
     if (gpus == 1 && base == 0) base = med;
-    std::printf("| %s%s | %s %s | 2^%d | %d | %.2f | %.2f | %.2f | %s | %s |\n", a.host ? "host" : "device", plain ? " (radix::cuda, no NCCL)" : "",
-                a.key.c_str(), pairs ? (a.key + " pairs").c_str() : "keys", a.log2, gpus, med,
+    std::printf("| %s%s | %s %s | 2^%d | %d | %s | %.2f | %.2f | %.2f | %s | %s |\n", a.host ? "host" : "device", plain ? " (radix::cuda, no NCCL)" : "",
+                a.key.c_str(), pairs ? (a.key + " pairs").c_str() : "keys", a.log2, gpus, last_exchange, med,
                 *std::min_element(t.begin(), t.end()), total / med * 1e-6,
                 base > 0 ? (std::to_string(base / med).substr(0, 5) + "x").c_str() : "-", ok ? "yes" : "NO");
     std::fflush(stdout);

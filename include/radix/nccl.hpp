@@ -8,11 +8,25 @@
 // keep the order of rank, then position on the rank). Same semantics as the
 // single-GPU sort (radix/cuda.hpp): float orders, descending, bit ranges.
 //
-// HOW (src/distributed/NOTES.md): each rank sorts its keys with the CUDA
-// engine; a key-space bisection over all-reduced counts finds where the
-// shares begin on every rank (a few rounds of tiny collectives); grouped
-// ncclSend/ncclRecv move the runs; each rank merges the sorted runs it
-// received.
+// HOW (src/distributed/NOTES.md), in one of two orders, the same on all ranks:
+// - sort first: each rank sorts its keys with the CUDA engine;
+//   a key-space bisection over all-reduced counts finds where the shares
+//   begin on every rank (a few rounds of tiny collectives); grouped
+//   ncclSend/ncclRecv move the sorted runs; each rank merges the runs it
+//   received.
+// - partition first (4- and 8-byte keys, alone or with 4- or 8-byte
+//   values): each rank orders its keys by their top 8 bits (one pass of the
+//   CUDA engine); the same bisection finds the cuts; the buckets travel to their share a group at a time and each share
+//   sorts every group by its lower bits as it arrives, on four streams, so
+//   that the link and the sorting overlap. The groups travel by ncclSend /
+//   ncclRecv, or, for the ranks of a gpu_group, by copies between the
+//   devices (the copy engines). Six receive slots of capacity / 32 elements
+//   come besides (stream-ordered on `stream`); where one bucket outgrows a
+//   slot (skewed keys), or the slots cannot be had, the ranks finish by sort
+//   first's exchange and merge. placement::partition_first says which ran.
+//   The library takes it by itself for 4 GiB or more of keys and values a
+//   rank, with the copy engines (measured: bench/results, nccl-h200x2-*).
+// RADIX_NCCL_ORDER=sort_first or partition_first overrides the choice.
 //
 // THE CALLER'S BUFFERS: keys (and values) plus alternates of the same kind,
 // each with room for `capacity` elements: at least the rank's own n and its
@@ -24,8 +38,11 @@
 // control words per communicator (prepare).
 //
 // SYNCHRONIZATION: unlike the single-GPU sort, the call synchronizes the host
-// with `stream` a few times (NCCL needs the exchange's sizes on the host), and
-// returns when the result is complete. Every rank must make the call, with
+// with `stream` a few times (NCCL needs the exchange's sizes on the host). It
+// returns with the last steps still enqueued: the result, and the end of the
+// sort's use of all four buffers (peers may still read this rank's input),
+// are ordered on `stream`; synchronize it, or order later work on it, before
+// reading, reusing or freeing them. Every rank must make the call, with
 // the same key type, operation and options (checked: all ranks throw
 // radix::invalid_argument together otherwise). One host thread per rank
 // (gpu_group::each), or one process per rank.
@@ -67,6 +84,10 @@ struct placement {
   std::uint64_t n = 0;      ///< elements this rank holds now (its share)
   std::uint64_t offset = 0; ///< global position of the first of them
   std::uint64_t total = 0;  ///< elements over all ranks
+  /// Which exchange ran (the same on every rank): the buckets of the top
+  /// digit sent as they are and sorted on arrival, or sorted runs sent and
+  /// merged (see above).
+  bool partition_first = false;
 };
 
 /// Elements of room each rank's buffers need for `total` elements over

@@ -1,9 +1,13 @@
-// The distributed sort over NCCL (include/radix/nccl.hpp): a local sort with
-// the CUDA engine, a splitter search over all-reduced counts, one exchange
-// with grouped send/receive, and a merge of the received runs. The planning
-// arithmetic is src/core/radix/core/exchange_plan.hpp (tested on the CPU with
-// virtual ranks); this file holds the device kernels and the collective
-// sequence. Why this shape and what it costs: src/distributed/NOTES.md.
+// The distributed sort over NCCL (include/radix/nccl.hpp), in two orders:
+// sort first (a local sort with the CUDA engine, a splitter search over
+// all-reduced counts, one exchange with grouped send/receive, a merge of the
+// received runs) and partition first (a pass by the top digit, the same
+// splitter search inside the boundary buckets, the buckets moved a group a
+// step and sorted as they arrive). The planning arithmetic is
+// src/core/radix/core/exchange_plan.hpp and bucket_exchange.hpp (tested on
+// the CPU with virtual ranks); this file holds the device kernels and the
+// collective sequence. Why these shapes and what they cost:
+// src/distributed/NOTES.md.
 #include <nccl.h>
 
 #include <algorithm>
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "cuda/common/common.cuh"
+#include "radix/core/bucket_exchange.hpp"
 #include "radix/core/exchange_plan.hpp"
 #include "radix/core/merge_path.hpp"
 #include "radix/core/multiway_merge.hpp"
@@ -41,6 +46,12 @@ namespace {
 
 
 using core::compare_key;
+
+/// Partition first: buckets by the top digit of the compared key, which is
+/// the splitter search's first digit, so that its first round's candidates
+/// are the buckets' first keys (core/bucket_exchange.hpp).
+constexpr int top_digit_bits = core::splitter_search::default_digit_bits;
+constexpr int top_buckets = 1 << top_digit_bits;
 
 template <class U>
 compare_key<U> make_compare(const sort_request& req, int begin, int end) {
@@ -161,7 +172,19 @@ decltype(auto) with_key_type(int key_bytes, F&& f) {
 
 /// What every rank tells the others first: its sizes, and a fingerprint of
 /// its request that must match theirs.
-enum meta_word : int { meta_valid, meta_n, meta_capacity, meta_key, meta_op, meta_options, meta_words };
+enum meta_word : int {
+  meta_valid,
+  meta_n,
+  meta_capacity,
+  meta_key,
+  meta_op,
+  meta_options,
+  meta_order,   ///< the exchange_order this rank can take (order_wish)
+  meta_budget,  ///< partition first: the elements a receive slot holds
+  meta_target,  ///< partition first: the group size it asks for
+  meta_copies,  ///< partition first: 1 where the rank can copy its peers' buckets itself (peers_mapped)
+  meta_words
+};
 
 std::uint64_t key_fingerprint(const sort_request& r) {
   return std::uint64_t(r.key.bytes) | std::uint64_t(r.key.kind) << 8 | std::uint64_t(r.value_bytes) << 16 |
@@ -216,7 +239,8 @@ std::string local_problem(const sort_request& req, const cuda::alternates& alt, 
 /// not the stream-ordered pool's. cudaMalloc waits for every peer GPU, so it
 /// happens once per communicator (prepare), not inside a sort.
 struct control_layout {
-  std::size_t gather, candidates, counts, cuts, cut_gather, words;
+  std::size_t gather, candidates, counts, cuts, cut_gather, bucket_starts, bucket_gather, pointers, pointer_gather,
+      words;
   explicit control_layout(int p) {
     const std::size_t max_candidates = std::size_t(std::max(p - 1, 1)) * ((1u << core::splitter_search::default_digit_bits) - 1);
     const std::size_t per_round = std::max<std::size_t>(max_candidates, std::size_t(2) * p);
@@ -225,14 +249,33 @@ struct control_layout {
     counts = candidates + per_round;
     cuts = counts + per_round;
     cut_gather = cuts + std::size_t(2) * p;
-    words = cut_gather + std::size_t(2) * p * p;
+    bucket_starts = cut_gather + std::size_t(2) * p * p;
+    bucket_gather = bucket_starts + top_buckets;
+    pointers = bucket_gather + std::size_t(p) * top_buckets;
+    pointer_gather = pointers + 2;
+    words = pointer_gather + std::size_t(2) * p;
   }
 };
 
+/// Partition first sorts its groups on this many streams (the caller's and
+/// sort_streams - 1 of its own): one group, a bucket of a few million keys,
+/// leaves much of the GPU idle between its passes. On one H200, the 256
+/// buckets of 2^30 u32 keys sort in 33.4 ms on one stream, 25.8 on two, 22.0
+/// on four (bench/cuda/experiments/bucket_sorts.cu).
+constexpr int sort_streams = 4;
+
+/// Per communicator: the control words; the streams partition first runs
+/// beside the caller's: the exchange (high priority, so that NCCL's blocks
+/// take the SMs the sorting frees first) and the other sort streams; and
+/// whether the ranks share this process with their peers mapped (gpu_group),
+/// so that a rank can copy a peer's buckets itself with the copy engines.
 struct control_memory {
   int device = -1;
   std::uint64_t* d = nullptr;
   std::size_t words = 0;
+  cudaStream_t exchange = nullptr;
+  cudaStream_t sorting[sort_streams - 1] = {};
+  bool peers_mapped = false;
 };
 std::mutex control_mutex;
 std::unordered_map<ncclComm_t, control_memory>& control_registry() {
@@ -250,12 +293,32 @@ std::uint64_t* control_words(ncclComm_t comm, std::size_t words) {
     RADIX_CUDA_CHECK(cudaFree(m.d));
     m.d = nullptr;
   }
+  if (m.exchange && m.device != device) {
+    RADIX_CUDA_CHECK(cudaStreamDestroy(m.exchange));
+    m.exchange = nullptr;
+    for (auto& x : m.sorting) {
+      RADIX_CUDA_CHECK(cudaStreamDestroy(x));
+      x = nullptr;
+    }
+  }
   if (!m.d) {
     RADIX_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&m.d), words * sizeof(std::uint64_t)));
     m.device = device;
     m.words = words;
   }
+  if (!m.exchange) {
+    int least = 0, greatest = 0;
+    RADIX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    RADIX_CUDA_CHECK(cudaStreamCreateWithPriority(&m.exchange, cudaStreamNonBlocking, greatest));
+    for (auto& x : m.sorting) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  }
   return m.d;
+}
+
+/// The communicator's control memory record (after control_words on this device).
+control_memory control_of(ncclComm_t comm) {
+  std::lock_guard<std::mutex> lock(control_mutex);
+  return control_registry()[comm];
 }
 
 /// The control words, with a host mirror.
@@ -352,10 +415,543 @@ void release(ncclComm_t comm) {
   int current = 0;
   cudaGetDevice(&current);
   cudaSetDevice(it->second.device);
+  if (it->second.exchange) cudaStreamDestroy(it->second.exchange);
+  for (auto x : it->second.sorting)
+    if (x) cudaStreamDestroy(x);
   cudaFree(it->second.d);
   cudaSetDevice(current);
   control_registry().erase(it);
 }
+
+namespace {
+
+// ---- the collective sequence, step by step --------------------------------------
+
+/// The two shapes of the distributed sort (src/distributed/NOTES.md).
+enum class exchange_order {
+  /// Sort locally, find the cuts, send the sorted runs, merge them. Every key
+  /// and value type; no memory beyond the caller's buffers.
+  sort_first,
+  /// One stable pass by the top digit; the cuts found inside the buckets that
+  /// hold a share boundary (those sorted whole first); each share's buckets
+  /// sent a group (an aligned block of buckets) at a time and each group
+  /// sorted by the bits below those its keys share as it arrives, so that the
+  /// link and the sorting overlap and nothing is merged. 4- and 8-byte keys
+  /// alone or with 4- or 8-byte values, a bit range wider than one digit. It
+  /// needs receive slots besides (receive_slots::count x capacity /
+  /// group_fraction elements), and sends the sorted runs as sort_first does
+  /// where one bucket outgrows a slot (skewed keys).
+  partition_first,
+};
+
+/// Partition first: a receive slot, and so a group, holds at most
+/// capacity / group_fraction elements: many steps keep the last groups'
+/// sorts, which nothing overlaps, short, and the six slots take about a
+/// fifth of the buffers' memory more. Uniform keys over p ranks fill a
+/// bucket to capacity / 256 x p, well inside a slot.
+constexpr std::uint64_t group_fraction = 32;
+/// Partition first: blocks of buckets are halved down to this many elements
+/// (or one bucket): a group of one bucket sorts in a pass less than a wider
+/// block (its keys share all the top digit's bits), and smaller groups only
+/// add steps, each with its launches and look-back.
+constexpr std::uint64_t group_target = std::uint64_t(1) << 20;
+/// The automatic choice partitions first where the ranks copy the groups
+/// with the copy engines and hold at least this many bytes of keys and
+/// values each: on two H200s it won at 4 and 8 GiB a rank (2^31 u32 keys,
+/// 2^30 u64/u64 pairs) and lost at 1 GiB and below, where a bucket's sort
+/// is too short to fill the GPU (bench/results/nccl-h200x2-2026-11-28-partition-first.md).
+/// Over NCCL's send and receive it lost even at 4 GiB a rank.
+constexpr std::uint64_t partition_first_min_bytes = std::uint64_t(4) << 30;
+
+/// What a rank can take, told to the others in meta_order.
+enum order_wish : std::uint64_t { wish_sort_first = 0, wish_automatic = 1, wish_partition_first = 2 };
+
+bool partition_capable(const sort_request& req) {
+  const int kb = int(req.key.bytes);
+  const int end = req.opts.end_bit < 0 ? kb * 8 : req.opts.end_bit;
+  const bool values_ok = req.op == operation::keys || req.value_bytes == 4 || req.value_bytes == 8;
+  return (kb == 4 || kb == 8) && values_ok && end - req.opts.begin_bit > top_digit_bits;
+}
+
+/// RADIX_NCCL_ORDER=sort_first or partition_first (tests, A/B measurements),
+/// else the automatic choice; sort first where the request cannot take the other.
+std::uint64_t wish_of(const sort_request& req) {
+  if (!partition_capable(req)) return wish_sort_first;
+  const char* e = std::getenv("RADIX_NCCL_ORDER");
+  if (e && std::strcmp(e, "sort_first") == 0) return wish_sort_first;
+  if (e && std::strcmp(e, "partition_first") == 0) return wish_partition_first;
+  return wish_automatic;
+}
+
+/// Device scratch on the caller's stream, grown when a step needs more
+/// (stream-ordered: nothing NCCL reaches, nothing that waits for peers).
+struct scratch {
+  cudaStream_t stream;
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  void ensure(std::size_t need) {
+    if (need <= bytes) return;
+    if (p) RADIX_CUDA_CHECK(cudaFreeAsync(std::exchange(p, nullptr), stream));
+    bytes = 0;
+    RADIX_CUDA_CHECK(cudaMallocAsync(&p, need, stream));
+    bytes = need;
+  }
+  ~scratch() {
+    if (p) cudaFreeAsync(p, stream);
+  }
+};
+
+/// One rank's view of the sort, shared by the steps below.
+struct rank_state {
+  const sort_request& req;
+  ncclComm_t comm;
+  cudaStream_t stream;
+  int p, me;
+  control_block& ctl;
+  const control_layout& lay;
+  phase_clock& clock;
+  void* key_buf[2];
+  void* value_buf[2];
+  int kb;
+  std::size_t vb;
+  int begin_bit, end_bit;
+  std::vector<std::uint64_t> counts;  // every rank's n
+  std::uint64_t total;
+
+  char* key_at(int buf, std::uint64_t i) const { return static_cast<char*>(key_buf[buf]) + i * kb; }
+  char* value_at(int buf, std::uint64_t i) const { return static_cast<char*>(value_buf[buf]) + i * vb; }
+  /// The request cut to [first, first + n) of buffer `buf`, sorting bits [begin, end).
+  sort_request part(int buf, std::uint64_t first, std::uint64_t n, int begin, int end) const {
+    sort_request r = req;
+    r.keys = key_at(buf, first);
+    r.values = vb ? value_at(buf, first) : nullptr;
+    r.n = n;
+    r.opts.begin_bit = begin;
+    r.opts.end_bit = end;
+    return r;
+  }
+  cuda::alternates part_alternates(int buf, std::uint64_t first) const {
+    return {key_at(buf, first), vb ? value_at(buf, first) : nullptr};
+  }
+  /// How many of buffer buf's n keys compare below (at most) each candidate,
+  /// by binary search: the keys must be partitioned by every question asked.
+  void count(int buf, std::uint64_t n, std::size_t cand_at, std::size_t m, std::size_t out_at, bool at_most) const {
+    if (m == 0) return;
+    with_key_type(kb, [&]<class U>() {
+      count_keys<U><<<unsigned((m + 127) / 128), 128, 0, stream>>>(
+          static_cast<const U*>(key_buf[buf]), n, make_compare<U>(req, begin_bit, end_bit), ctl.d + cand_at,
+          std::uint32_t(m), ctl.d + out_at, at_most);
+      RADIX_CUDA_CHECK_LAUNCH("count_keys");
+    });
+  }
+};
+
+/// A sort of `r` between its buffers and `alt`, the result moved back into
+/// r's buffers where it ended in the alternates.
+void sort_in_place(const rank_state& s, const sort_request& r, const cuda::alternates& alt, scratch& ws) {
+  if (r.n == 0) return;
+  ws.ensure(cuda::workspace_bytes(r, alt));
+  if (cuda::sort(r, alt, ws.p, ws.bytes, s.stream) == 0) return;
+  RADIX_CUDA_CHECK(cudaMemcpyAsync(r.keys, alt.keys, r.n * s.kb, cudaMemcpyDeviceToDevice, s.stream));
+  if (s.vb)
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(r.values, alt.values, r.n * s.vb, cudaMemcpyDeviceToDevice, s.stream));
+}
+
+/// Where the shares begin in every rank's buffer `buf` (sorted, or in
+/// buckets with the boundary buckets sorted): the splitter search, then each
+/// rank's counts below and at the boundary keys, all-gathered.
+core::exchange_plan find_cuts(rank_state& s, int buf) {
+  control_block& ctl = s.ctl;
+  const int p = s.p;
+  const std::uint64_t n = s.counts[s.me];
+  std::vector<std::uint64_t> targets;
+  for (int q = 1; q < p; ++q) targets.push_back(core::share_begin(s.total, p, q));
+  core::splitter_search search(s.end_bit - s.begin_bit, targets, s.total);
+  while (!search.done()) {
+    const auto& c = search.candidates();
+    ctl.upload(s.lay.candidates, c.data(), c.size());
+    s.count(buf, n, s.lay.candidates, c.size(), s.lay.counts, false);
+    RADIX_NCCL_CHECK(ncclAllReduce(ctl.d + s.lay.counts, ctl.d + s.lay.counts, c.size(), ncclUint64, ncclSum, s.comm,
+                                   s.stream));
+    ctl.download(s.lay.counts, c.size());
+    search.advance({ctl.h.data() + s.lay.counts, c.size()});
+  }
+  const std::size_t nb = std::size_t(p - 1);
+  ctl.upload(s.lay.candidates, search.keys().data(), nb);
+  s.count(buf, n, s.lay.candidates, nb, s.lay.cuts, false);
+  s.count(buf, n, s.lay.candidates, nb, s.lay.cuts + nb, true);
+  RADIX_NCCL_CHECK(ncclAllGather(ctl.d + s.lay.cuts, ctl.d + s.lay.cut_gather, 2 * nb, ncclUint64, s.comm, s.stream));
+  ctl.download(s.lay.cut_gather, 2 * nb * p);
+  std::vector<std::uint64_t> below(nb * p), at_most(nb * p);
+  for (int r = 0; r < p; ++r)
+    for (std::size_t b = 0; b < nb; ++b) {
+      below[r * nb + b] = ctl.h[s.lay.cut_gather + r * 2 * nb + b];
+      at_most[r * nb + b] = ctl.h[s.lay.cut_gather + r * 2 * nb + nb + b];
+    }
+  return core::exchange_plan(s.counts, below, at_most);
+}
+
+/// Sort first's exchange: each rank's sorted runs in rank order into the
+/// other buffer, then merged pairwise, lower ranks on the left, between the
+/// two buffers. Returns the buffer that holds the share.
+int exchange_runs_and_merge(rank_state& s, int sorted, const core::exchange_plan& plan) {
+  const int p = s.p, me = s.me, kb = s.kb;
+  const std::size_t vb = s.vb;
+  const cudaStream_t stream = s.stream;
+  const int spare = sorted ^ 1;
+  RADIX_NCCL_CHECK(ncclGroupStart());
+  for (int q = 0; q < p; ++q) {
+    if (q == me) continue;
+    if (const std::uint64_t c = plan.send_count(me, q)) {
+      send_bytes(s.key_at(sorted, plan.cut(me, q)), c * kb, q, s.comm, stream);
+      if (vb) send_bytes(s.value_at(sorted, plan.cut(me, q)), c * vb, q, s.comm, stream);
+    }
+    if (const std::uint64_t c = plan.send_count(q, me)) {
+      recv_bytes(s.key_at(spare, plan.recv_offset(me, q)), c * kb, q, s.comm, stream);
+      if (vb) recv_bytes(s.value_at(spare, plan.recv_offset(me, q)), c * vb, q, s.comm, stream);
+    }
+  }
+  RADIX_NCCL_CHECK(ncclGroupEnd());
+  if (const std::uint64_t c = plan.send_count(me, me)) {
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(s.key_at(spare, plan.recv_offset(me, me)), s.key_at(sorted, plan.cut(me, me)),
+                                     c * kb, cudaMemcpyDeviceToDevice, stream));
+    if (vb)
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(s.value_at(spare, plan.recv_offset(me, me)),
+                                       s.value_at(sorted, plan.cut(me, me)), c * vb, cudaMemcpyDeviceToDevice, stream));
+  }
+  s.clock.mark("exchange");
+
+  std::vector<run> runs;
+  for (int r = 0; r < p; ++r)
+    if (const std::uint64_t c = plan.send_count(r, me)) runs.push_back({plan.recv_offset(me, r), c});
+  int cur = spare;
+  while (runs.size() > 1) {
+    std::vector<run> next;
+    const int dst = cur ^ 1;
+    for (std::size_t i = 0; i < runs.size(); i += 2) {
+      if (i + 1 == runs.size()) {
+        RADIX_CUDA_CHECK(cudaMemcpyAsync(s.key_at(dst, runs[i].offset), s.key_at(cur, runs[i].offset),
+                                         runs[i].length * kb, cudaMemcpyDeviceToDevice, stream));
+        if (vb)
+          RADIX_CUDA_CHECK(cudaMemcpyAsync(s.value_at(dst, runs[i].offset), s.value_at(cur, runs[i].offset),
+                                           runs[i].length * vb, cudaMemcpyDeviceToDevice, stream));
+        next.push_back(runs[i]);
+        continue;
+      }
+      with_key_type(kb, [&]<class U>() {
+        with_value_type<U>(vb, [&]<class V>() {
+          merge_runs<U, V>(s.key_buf[cur], s.value_buf[cur], runs[i].offset, runs[i].length, runs[i + 1].length,
+                           s.key_buf[dst], s.value_buf[dst], make_compare<U>(s.req, s.begin_bit, s.end_bit), stream);
+        });
+      });
+      next.push_back({runs[i].offset, runs[i].length + runs[i + 1].length});
+    }
+    runs.swap(next);
+    cur = dst;
+  }
+  s.clock.mark("merge");
+  return cur;
+}
+
+/// Partition first: every rank's bucket counts (buffer `buf` ordered by top
+/// digit), rank-major, counted below each bucket's first key and all-gathered.
+std::vector<std::uint64_t> gather_bucket_counts(rank_state& s, int buf) {
+  control_block& ctl = s.ctl;
+  const int shift = s.end_bit - s.begin_bit - top_digit_bits;
+  std::vector<std::uint64_t> firsts(top_buckets - 1);
+  for (int d = 1; d < top_buckets; ++d) firsts[d - 1] = std::uint64_t(d) << shift;
+  ctl.upload(s.lay.candidates, firsts.data(), firsts.size());
+  s.count(buf, s.counts[s.me], s.lay.candidates, firsts.size(), s.lay.bucket_starts, false);
+  RADIX_NCCL_CHECK(ncclAllGather(ctl.d + s.lay.bucket_starts, ctl.d + s.lay.bucket_gather, top_buckets, ncclUint64,
+                                 s.comm, s.stream));
+  ctl.download(s.lay.bucket_gather, std::size_t(s.p) * top_buckets);
+  std::vector<std::uint64_t> counts(std::size_t(s.p) * top_buckets);
+  for (int r = 0; r < s.p; ++r) {
+    const std::uint64_t* starts = ctl.h.data() + s.lay.bucket_gather + std::size_t(r) * top_buckets;
+    std::uint64_t prev = 0;
+    for (int d = 0; d < top_buckets; ++d) {
+      const std::uint64_t next = d + 1 < top_buckets ? starts[d] : s.counts[r];
+      if (next < prev || next > s.counts[r])
+        throw device_error("radix::nccl::sort: rank " + std::to_string(r) + "'s bucket counts are inconsistent");
+      counts[std::size_t(r) * top_buckets + d] = next - prev;
+      prev = next;
+    }
+  }
+  return counts;
+}
+
+/// Partition first's receive slots: room for `count` groups' keys and
+/// values. Group j arrives in, or sorts through, slot j % count; the steps
+/// before and after it use the others.
+struct receive_slots {
+  /// One a sort stream, the group being received, and one whose sort has
+  /// yet to start.
+  static constexpr int count = sort_streams + 2;
+  scratch memory;
+  std::uint64_t elements = 0;  // a slot's room
+  int kb = 0;
+  std::size_t vb = 0;
+  std::size_t key_room = 0;
+  receive_slots(cudaStream_t s, std::uint64_t n, int key_bytes, std::size_t value_bytes)
+      : memory{s}, elements(n), kb(key_bytes), vb(value_bytes), key_room((n * key_bytes + 255) / 256 * 256) {
+    memory.ensure(count * key_room + count * n * vb);
+  }
+  char* key(int slot) const { return static_cast<char*>(memory.p) + slot * key_room; }
+  char* value(int slot) const {
+    return vb ? static_cast<char*>(memory.p) + count * key_room + std::size_t(slot) * elements * vb : nullptr;
+  }
+};
+
+/// How partition first's groups travel.
+enum class bucket_transport {
+  /// Grouped ncclSend / ncclRecv, a step at a time: any layout of processes.
+  nccl,
+  /// Each rank copies its groups' runs out of its peers' buffers itself
+  /// (cudaMemcpyAsync between devices: the copy engines, no SM, and both
+  /// directions of the link at once). Ranks of one process whose devices map
+  /// each other's memory (gpu_group); one barrier at the end keeps every
+  /// sender's buffer until its peers are done.
+  copy_engines,
+};
+
+/// Passes the CUDA engine plans for `bits` bits (its digits: 8 bits unless
+/// the options say otherwise): their parity says which of a double buffer's
+/// sides ends with the result.
+int planned_passes(const sort_request& req, int bits) {
+  const int digit = req.opts.digit_bits > 0 ? std::min(req.opts.digit_bits, 8) : 8;
+  return (bits + digit - 1) / digit;
+}
+
+/// Every rank's bucket-ordered keys and values, as device pointers (for the
+/// copy engines).
+std::vector<std::uint64_t> gather_pointers(rank_state& s, int buf) {
+  const std::uint64_t mine[2] = {reinterpret_cast<std::uintptr_t>(s.key_buf[buf]),
+                                 reinterpret_cast<std::uintptr_t>(s.value_buf[buf])};
+  s.ctl.upload(s.lay.pointers, mine, 2);
+  RADIX_NCCL_CHECK(ncclAllGather(s.ctl.d + s.lay.pointers, s.ctl.d + s.lay.pointer_gather, 2, ncclUint64, s.comm,
+                                 s.stream));
+  s.ctl.download(s.lay.pointer_gather, std::size_t(2) * s.p);
+  return {s.ctl.h.begin() + s.lay.pointer_gather, s.ctl.h.begin() + s.lay.pointer_gather + 2 * s.p};
+}
+
+/// Partition first's exchange (core/bucket_exchange.hpp): step j moves every
+/// share's group j on the exchange stream while the sort streams sort the
+/// groups that arrived before. A group whose sort takes an odd number of
+/// passes arrives in a slot and is sorted into its place in the share; an
+/// even number, it arrives in place and sorts through the slot. Returns the
+/// buffer that holds the share.
+int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, receive_slots& slots, scratch& ws,
+                     const std::vector<std::unique_ptr<scratch>>& sorter_ws, bucket_transport transport) {
+  const int me = s.me, kb = s.kb, out = buf ^ 1;
+  const std::size_t vb = s.vb;
+  const control_memory streams = control_of(s.comm);
+  const cudaStream_t exchange = streams.exchange;
+  cudaStream_t sorters[sort_streams] = {s.stream};
+  scratch* sort_ws[sort_streams] = {&ws};
+  for (int i = 1; i < sort_streams; ++i) {
+    sorters[i] = streams.sorting[i - 1];
+    sort_ws[i] = sorter_ws[i - 1].get();
+  }
+  const auto& groups = ex.groups(me);
+  std::vector<std::uint64_t> peers;  // copy engines: every rank's key and value pointers
+  if (transport == bucket_transport::copy_engines) peers = gather_pointers(s, buf);
+
+  std::vector<cudaEvent_t> events;
+  struct event_guard {
+    std::vector<cudaEvent_t>& e;
+    ~event_guard() {
+      for (auto x : e) cudaEventDestroy(x);
+    }
+  } guard{events};
+  auto record = [&](cudaStream_t on) {
+    cudaEvent_t e;
+    RADIX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    events.push_back(e);
+    RADIX_CUDA_CHECK(cudaEventRecord(e, on));
+    return e;
+  };
+  const cudaEvent_t ready = record(s.stream);  // the buckets are in place
+  RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange, ready, 0));
+  for (int i = 1; i < sort_streams; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(sorters[i], ready, 0));
+  // RADIX_NCCL_PROFILE: each step's transfer and each group's sort, timed.
+  const bool profile = std::getenv("RADIX_NCCL_PROFILE") != nullptr;
+  std::vector<cudaEvent_t> transfer_marks, sort_marks;  // (begin, end) pairs
+  struct timed_guard {
+    std::vector<cudaEvent_t>& a;
+    std::vector<cudaEvent_t>& b;
+    ~timed_guard() {
+      for (auto x : a) cudaEventDestroy(x);
+      for (auto x : b) cudaEventDestroy(x);
+    }
+  } timed_guard_{transfer_marks, sort_marks};
+  auto stamp = [&](std::vector<cudaEvent_t>& marks, cudaStream_t on) {
+    if (!profile) return;
+    cudaEvent_t e;
+    RADIX_CUDA_CHECK(cudaEventCreate(&e));
+    marks.push_back(e);
+    RADIX_CUDA_CHECK(cudaEventRecord(e, on));
+  };
+
+  std::vector<cudaEvent_t> sorted(ex.steps(), nullptr);  // group j's sort done: slot j % count is free
+  std::size_t workspace_for_bits[65] = {};
+  int copies_back = 0;
+  for (int j = 0; j < ex.steps(); ++j) {
+    const bool mine = std::size_t(j) < groups.size();
+    const core::bucket_exchange::group g = mine ? groups[j] : core::bucket_exchange::group{};
+    const int bits = s.end_bit - g.shared_bits - s.begin_bit;
+    // (NCCL writes only into the caller's buffers: in one process its peers
+    // reach them directly, and the slots, stream-ordered, they cannot)
+    const bool in_slot =
+        mine && transport == bucket_transport::copy_engines && planned_passes(s.req, bits) % 2 == 1;
+    const int slot = j % receive_slots::count;
+    if (j >= receive_slots::count && sorted[j - receive_slots::count])
+      RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange, sorted[j - receive_slots::count], 0));
+    auto key_to = [&](std::uint64_t target) {
+      return in_slot ? slots.key(slot) + (target - g.begin) * kb : s.key_at(out, target);
+    };
+    auto value_to = [&](std::uint64_t target) {
+      return in_slot ? slots.value(slot) + (target - g.begin) * vb : s.value_at(out, target);
+    };
+    auto copy = [&](void* to, const void* from, std::uint64_t bytes) {
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, exchange));
+    };
+    stamp(transfer_marks, exchange);
+    if (transport == bucket_transport::copy_engines) {
+      for (const auto& pc : ex.pieces(j)) {
+        if (pc.to != me) continue;
+        const char* keys = reinterpret_cast<const char*>(std::uintptr_t(peers[2 * pc.from]));
+        const char* values = reinterpret_cast<const char*>(std::uintptr_t(peers[2 * pc.from + 1]));
+        copy(key_to(pc.target), keys + pc.source * kb, pc.length * kb);
+        if (vb) copy(value_to(pc.target), values + pc.source * vb, pc.length * vb);
+      }
+    } else {
+      RADIX_NCCL_CHECK(ncclGroupStart());
+      for (const auto& pc : ex.pieces(j)) {
+        if (pc.from == me && pc.to != me) {
+          send_bytes(s.key_at(buf, pc.source), pc.length * kb, pc.to, s.comm, exchange);
+          if (vb) send_bytes(s.value_at(buf, pc.source), pc.length * vb, pc.to, s.comm, exchange);
+        } else if (pc.to == me && pc.from != me) {
+          recv_bytes(key_to(pc.target), pc.length * kb, pc.from, s.comm, exchange);
+          if (vb) recv_bytes(value_to(pc.target), pc.length * vb, pc.from, s.comm, exchange);
+        }
+      }
+      RADIX_NCCL_CHECK(ncclGroupEnd());
+      for (const auto& pc : ex.pieces(j))
+        if (pc.from == me && pc.to == me) {
+          copy(key_to(pc.target), s.key_at(buf, pc.source), pc.length * kb);
+          if (vb) copy(value_to(pc.target), s.value_at(buf, pc.source), pc.length * vb);
+        }
+    }
+    stamp(transfer_marks, exchange);
+    const cudaEvent_t arrived = record(exchange);
+    if (!mine) continue;
+
+    // Group j is here: one stable sort by the bits below those its keys share.
+    const cudaStream_t on = sorters[j % sort_streams];
+    scratch& w = *sort_ws[j % sort_streams];
+    RADIX_CUDA_CHECK(cudaStreamWaitEvent(on, arrived, 0));
+    stamp(sort_marks, on);
+    const std::uint64_t n = g.end - g.begin;
+    sort_request r = s.part(out, g.begin, n, s.begin_bit, s.end_bit - g.shared_bits);
+    cuda::alternates alt{slots.key(slot), slots.value(slot)};
+    if (in_slot) {
+      std::swap(r.keys, alt.keys);
+      std::swap(r.values, alt.values);
+    }
+    // (the workspace a slot's worth of these bits needs, planned once: the
+    // host enqueues a step in less time than the GPU runs it)
+    std::size_t& need = workspace_for_bits[bits];
+    if (need == 0) {
+      sort_request widest = r;
+      widest.n = slots.elements;
+      need = std::max<std::size_t>(1, cuda::workspace_bytes(widest, alt));
+    }
+    w.ensure(need);
+    const int ended = cuda::sort(r, alt, w.p, w.bytes, on);
+    if ((ended == 1) != in_slot) {  // the result is in the slot: move it into place
+      ++copies_back;
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(s.key_at(out, g.begin), slots.key(slot), n * kb, cudaMemcpyDeviceToDevice, on));
+      if (vb)
+        RADIX_CUDA_CHECK(
+            cudaMemcpyAsync(s.value_at(out, g.begin), slots.value(slot), n * vb, cudaMemcpyDeviceToDevice, on));
+    }
+    stamp(sort_marks, on);
+    sorted[j] = record(on);
+  }
+  // The caller's stream waits for the others, and the send buffers stay
+  // until every peer has its runs.
+  RADIX_CUDA_CHECK(cudaStreamWaitEvent(s.stream, record(exchange), 0));
+  for (int i = 1; i < sort_streams; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(s.stream, record(sorters[i]), 0));
+  if (transport == bucket_transport::copy_engines) {
+    RADIX_NCCL_CHECK(ncclAllReduce(s.ctl.d + s.lay.pointers, s.ctl.d + s.lay.pointers, 1, ncclUint64, ncclSum, s.comm,
+                                   s.stream));
+  }
+  if (profile) {
+    RADIX_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    auto spans = [](const std::vector<cudaEvent_t>& m) {
+      std::string text;
+      for (std::size_t i = 0; i + 1 < m.size(); i += 2) {
+        float ms = 0;
+        RADIX_CUDA_CHECK(cudaEventElapsedTime(&ms, m[i], m[i + 1]));
+        char t[24];
+        std::snprintf(t, sizeof t, " %.2f", ms);
+        text += t;
+      }
+      return text;
+    };
+    std::fputs(("radix::nccl rank " + std::to_string(me) + " " + std::to_string(ex.steps()) + " steps (" +
+                (transport == bucket_transport::copy_engines ? "copy engines" : "NCCL") + "), " +
+                std::to_string(copies_back) + " copied back; transfers (ms):" + spans(transfer_marks) +
+                "; group sorts (ms):" + spans(sort_marks) + "\n")
+                   .c_str(),
+               stderr);
+  }
+  s.clock.mark("exchange and group sorts");
+  return out;
+}
+
+/// Partition first, from the caller's buffers to the share: returns the
+/// buffer that holds it.
+int partition_first(rank_state& s, const cuda::alternates& alt, scratch& ws,
+                    const std::vector<std::unique_ptr<scratch>>& sorter_ws, receive_slots& slots,
+                    std::uint64_t target, bucket_transport transport, bool& buckets_sent) {
+  // 1. One stable pass by the top digit.
+  const int top_begin = s.end_bit - top_digit_bits;
+  sort_request top = s.req;
+  top.opts.begin_bit = top_begin;
+  ws.ensure(cuda::workspace_bytes(top, alt));
+  const int buf = cuda::sort(top, alt, ws.p, ws.bytes, s.stream);
+  s.clock.mark("top digit");
+
+  // 2. Every rank's buckets; those that hold a share boundary sorted whole.
+  const std::vector<std::uint64_t> bucket_counts = gather_bucket_counts(s, buf);
+  const std::uint64_t* mine = bucket_counts.data() + std::size_t(s.me) * top_buckets;
+  for (const int d : core::bucket_exchange::boundary_buckets(bucket_counts, s.p, top_buckets)) {
+    std::uint64_t first = 0;
+    for (int e = 0; e < d; ++e) first += mine[e];
+    sort_in_place(s, s.part(buf, first, mine[d], s.begin_bit, top_begin), s.part_alternates(buf ^ 1, first), ws);
+  }
+  s.clock.mark("buckets");
+
+  // 3. The cuts, found inside the boundary buckets.
+  const core::exchange_plan plan = find_cuts(s, buf);
+  s.clock.mark("splitters");
+  const core::bucket_exchange ex(bucket_counts, top_buckets, plan, target, slots.elements);
+  if (!ex.fits()) {
+    // A bucket outgrows a group: sort the rest locally (the cuts stay where
+    // they are: the boundary buckets are sorted already), then sort first's
+    // exchange and merge.
+    sort_in_place(s, s.part(buf, 0, s.counts[s.me], s.begin_bit, s.end_bit), s.part_alternates(buf ^ 1, 0), ws);
+    s.clock.mark("local sort (buckets too large)");
+    return exchange_runs_and_merge(s, buf, plan);
+  }
+
+  // 4. The buckets, a group a step, each sorted as it arrives.
+  buckets_sent = true;
+  return exchange_buckets(s, buf, ex, slots, ws, sorter_ws, transport);
+}
+
+}  // namespace
 
 placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64_t capacity, ncclComm_t comm,
                cudaStream_t stream) {
@@ -369,34 +965,68 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   // leave its peers waiting in NCCL.
   const std::string problem = local_problem(req, alt, capacity);
   std::exception_ptr local_failure;  // out of memory, a device error
-  std::size_t ws_bytes = 0;
-  void* ws = nullptr;
+  scratch ws{stream};
+  std::unique_ptr<receive_slots> slots;
+  std::uint64_t wish = wish_sort_first, budget = 0, target = 0;
   if (problem.empty()) {
     try {
-      ws_bytes = cuda::workspace_bytes(req, alt);
-      if (ws_bytes) RADIX_CUDA_CHECK(cudaMallocAsync(&ws, ws_bytes, stream));
+      ws.ensure(cuda::workspace_bytes(req, alt));
+      wish = wish_of(req);
     } catch (...) {
       local_failure = std::current_exception();
     }
   }
-  struct workspace_guard {
-    void*& p;
-    cudaStream_t s;
-    ~workspace_guard() {
-      if (p) cudaFreeAsync(p, s);
-    }
-  } ws_guard{ws, stream};
+  const std::uint64_t element_bytes = req.key.bytes + (req.op == operation::pairs ? req.value_bytes : 0);
+  // (a share is at most `capacity`: below the automatic choice's bytes, sort first)
+  if (wish == wish_automatic && capacity * element_bytes < partition_first_min_bytes) wish = wish_sort_first;
   const control_layout lay(p);
-  const std::size_t gather_at = lay.gather, cand_at = lay.candidates, count_at = lay.counts, cut_at = lay.cuts,
-                    cut_gather_at = lay.cut_gather;
   control_block ctl(comm, lay.words, stream);
+  std::vector<std::unique_ptr<scratch>> sorter_ws;
+  if (problem.empty() && !local_failure && wish != wish_sort_first) {
+    // Partition first's memory, all of it now (a rank that failed later
+    // would leave its peers waiting): the receive slots and the workspaces
+    // of the top-digit pass and of every sort stream. Where it cannot be
+    // had, this rank asks for sort first.
+    try {
+      budget = std::max<std::uint64_t>(1, capacity / group_fraction);
+      if (const char* g = std::getenv("RADIX_NCCL_GROUP")) budget = std::max<std::uint64_t>(1, std::strtoull(g, nullptr, 10));
+      budget = std::min(budget, std::max<std::uint64_t>(capacity, 1));
+      target = group_target;
+      if (const char* g = std::getenv("RADIX_NCCL_GROUP_TARGET")) target = std::max<std::uint64_t>(1, std::strtoull(g, nullptr, 10));
+      slots = std::make_unique<receive_slots>(stream, budget, int(req.key.bytes),
+                                              req.op == operation::pairs ? req.value_bytes : 0);
+      sort_request top = req;
+      top.opts.begin_bit = (req.opts.end_bit < 0 ? int(req.key.bytes) * 8 : req.opts.end_bit) - top_digit_bits;
+      sort_request group = req;
+      group.n = budget;
+      group.keys = slots->key(0);
+      group.values = slots->value(0);
+      const std::size_t group_bytes = cuda::workspace_bytes(group, alt);
+      ws.ensure(std::max(cuda::workspace_bytes(top, alt), group_bytes));
+      const control_memory streams = control_of(comm);
+      for (int i = 1; i < sort_streams; ++i) {
+        sorter_ws.push_back(std::make_unique<scratch>());
+        sorter_ws.back()->stream = streams.sorting[i - 1];
+        sorter_ws.back()->ensure(group_bytes);
+      }
+    } catch (const std::exception&) {
+      (void)cudaGetLastError();  // (a failed allocation must not fail the next launch check)
+      wish = wish_sort_first;
+      budget = 0;
+      slots.reset();
+      sorter_ws.clear();
+    }
+  }
   const bool valid = problem.empty() && !local_failure;
-  const std::uint64_t meta[meta_words] = {valid ? 1u : 0u,       req.n,      capacity, key_fingerprint(req),
-                                          std::uint64_t(req.op), options_fingerprint(req)};
+  const std::uint64_t meta[meta_words] = {valid ? 1u : 0u,       req.n, capacity, key_fingerprint(req),
+                                          std::uint64_t(req.op), options_fingerprint(req), wish, budget, target,
+                                          control_of(comm).peers_mapped && !std::getenv("RADIX_NCCL_NO_COPY_ENGINES")
+                                              ? 1u
+                                              : 0u};
   ctl.upload(0, meta, meta_words);
-  RADIX_NCCL_CHECK(ncclAllGather(ctl.d, ctl.d + gather_at, meta_words, ncclUint64, comm, stream));
-  ctl.download(gather_at, std::size_t(p) * meta_words);
-  const auto info = [&](int r, int w) { return ctl.h[gather_at + std::size_t(r) * meta_words + w]; };
+  RADIX_NCCL_CHECK(ncclAllGather(ctl.d, ctl.d + lay.gather, meta_words, ncclUint64, comm, stream));
+  ctl.download(lay.gather, std::size_t(p) * meta_words);
+  const auto info = [&](int r, int w) { return ctl.h[lay.gather + std::size_t(r) * meta_words + w]; };
   if (!problem.empty()) throw invalid_argument(problem);
   if (local_failure) std::rethrow_exception(local_failure);
   std::vector<std::uint64_t> counts(p);
@@ -417,124 +1047,61 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
                              std::to_string(info(r, meta_capacity)) + " is below its share " + std::to_string(share) +
                              " (share_capacity)");
   }
+  // The order all ranks take: the least any rank can, the smallest budget.
+  std::uint64_t least_wish = wish_partition_first, least_budget = ~std::uint64_t(0), least_target = least_budget;
+  bool copies = true;
+  for (int r = 0; r < p; ++r) {
+    copies = copies && info(r, meta_copies) == 1;
+    least_wish = std::min(least_wish, info(r, meta_order));
+    least_budget = std::min(least_budget, info(r, meta_budget));
+    least_target = std::min(least_target, info(r, meta_target));
+  }
+  const exchange_order order =
+      p > 1 && (least_wish == wish_partition_first ||
+                (least_wish == wish_automatic && copies && total * element_bytes >= p * partition_first_min_bytes))
+          ? exchange_order::partition_first
+          : exchange_order::sort_first;
+
   placement out;
   out.total = total;
   out.offset = core::share_begin(total, p, me);
   out.n = core::share_begin(total, p, me + 1) - out.offset;
-
-  // 2. The local sort.
   phase_clock clock(stream);
-  int sorted = cuda::sort(req, alt, ws, ws_bytes, stream);
-  if (ws) RADIX_CUDA_CHECK(cudaFreeAsync(std::exchange(ws, nullptr), stream));
-  clock.mark("local sort");
-  if (p == 1) {
-    clock.report(me, p, req.n);
-    out.selector = sorted;
-    return out;
-  }
-  void* const key_buf[2] = {req.keys, alt.keys};
-  void* const value_buf[2] = {req.values, alt.values};
   const int kb = int(req.key.bytes);
-  const std::size_t vb = req.op == operation::pairs ? req.value_bytes : 0;
-  const int end_bit = req.opts.end_bit < 0 ? kb * 8 : req.opts.end_bit;
-  const int begin_bit = req.opts.begin_bit;
-  const std::uint64_t n = req.n;
+  rank_state s{req,
+               comm,
+               stream,
+               p,
+               me,
+               ctl,
+               lay,
+               clock,
+               {req.keys, alt.keys},
+               {req.values, alt.values},
+               kb,
+               req.op == operation::pairs ? req.value_bytes : 0,
+               req.opts.begin_bit,
+               req.opts.end_bit < 0 ? kb * 8 : req.opts.end_bit,
+               counts,
+               total};
 
-  // 3. Where the shares begin: the key at each boundary, then each rank's cuts.
-  std::vector<std::uint64_t> targets;
-  for (int q = 1; q < p; ++q) targets.push_back(core::share_begin(total, p, q));
-  core::splitter_search search(end_bit - begin_bit, targets, total);
-  auto count = [&](const std::vector<std::uint64_t>& cands, std::size_t out_at, bool at_most) {
-    with_key_type(kb, [&]<class U>() {
-      const std::uint32_t m = std::uint32_t(cands.size());
-      count_keys<U><<<(m + 127) / 128, 128, 0, stream>>>(static_cast<const U*>(key_buf[sorted]), n,
-                                                         make_compare<U>(req, begin_bit, end_bit), ctl.d + cand_at, m,
-                                                         ctl.d + out_at, at_most);
-      RADIX_CUDA_CHECK_LAUNCH("count_keys");
-    });
-  };
-  while (!search.done()) {
-    const auto& c = search.candidates();
-    ctl.upload(cand_at, c.data(), c.size());
-    count(c, count_at, false);
-    RADIX_NCCL_CHECK(ncclAllReduce(ctl.d + count_at, ctl.d + count_at, c.size(), ncclUint64, ncclSum, comm, stream));
-    ctl.download(count_at, c.size());
-    search.advance({ctl.h.data() + count_at, c.size()});
-  }
-  const std::size_t nb = std::size_t(p - 1);
-  ctl.upload(cand_at, search.keys().data(), nb);
-  count(search.keys(), cut_at, false);
-  count(search.keys(), cut_at + nb, true);
-  RADIX_NCCL_CHECK(ncclAllGather(ctl.d + cut_at, ctl.d + cut_gather_at, 2 * nb, ncclUint64, comm, stream));
-  ctl.download(cut_gather_at, 2 * nb * p);
-  std::vector<std::uint64_t> below(nb * p), at_most(nb * p);
-  for (int r = 0; r < p; ++r)
-    for (std::size_t b = 0; b < nb; ++b) {
-      below[r * nb + b] = ctl.h[cut_gather_at + r * 2 * nb + b];
-      at_most[r * nb + b] = ctl.h[cut_gather_at + r * 2 * nb + nb + b];
-    }
-  const core::exchange_plan plan(counts, below, at_most);
-  clock.mark("splitters");
-
-  // 4. The exchange: runs in rank order into the other buffer.
-  const int spare = sorted ^ 1;
-  auto key_at = [&](int buf, std::uint64_t i) { return static_cast<char*>(key_buf[buf]) + i * kb; };
-  auto value_at = [&](int buf, std::uint64_t i) { return static_cast<char*>(value_buf[buf]) + i * vb; };
-  RADIX_NCCL_CHECK(ncclGroupStart());
-  for (int q = 0; q < p; ++q) {
-    if (q == me) continue;
-    if (const std::uint64_t c = plan.send_count(me, q)) {
-      send_bytes(key_at(sorted, plan.cut(me, q)), c * kb, q, comm, stream);
-      if (vb) send_bytes(value_at(sorted, plan.cut(me, q)), c * vb, q, comm, stream);
-    }
-    if (const std::uint64_t c = plan.send_count(q, me)) {
-      recv_bytes(key_at(spare, plan.recv_offset(me, q)), c * kb, q, comm, stream);
-      if (vb) recv_bytes(value_at(spare, plan.recv_offset(me, q)), c * vb, q, comm, stream);
+  if (order == exchange_order::partition_first) {
+    slots->elements = least_budget;  // (every rank plans with the same groups)
+    out.selector = partition_first(s, alt, ws, sorter_ws, *slots, least_target,
+                                   copies ? bucket_transport::copy_engines : bucket_transport::nccl,
+                                   out.partition_first);
+  } else {
+    // 2. The local sort, 3. the cuts, 4. the exchange and merge.
+    const int sorted = cuda::sort(req, alt, ws.p, ws.bytes, stream);
+    clock.mark("local sort");
+    out.selector = sorted;
+    if (p > 1) {
+      const core::exchange_plan plan = find_cuts(s, sorted);
+      clock.mark("splitters");
+      out.selector = exchange_runs_and_merge(s, sorted, plan);
     }
   }
-  RADIX_NCCL_CHECK(ncclGroupEnd());
-  if (const std::uint64_t c = plan.send_count(me, me)) {
-    RADIX_CUDA_CHECK(cudaMemcpyAsync(key_at(spare, plan.recv_offset(me, me)), key_at(sorted, plan.cut(me, me)), c * kb,
-                                     cudaMemcpyDeviceToDevice, stream));
-    if (vb)
-      RADIX_CUDA_CHECK(cudaMemcpyAsync(value_at(spare, plan.recv_offset(me, me)), value_at(sorted, plan.cut(me, me)),
-                                       c * vb, cudaMemcpyDeviceToDevice, stream));
-  }
-
-  clock.mark("exchange");
-
-  // 5. Merge the runs pairwise, lower ranks on the left, between the two buffers.
-  std::vector<run> runs;
-  for (int r = 0; r < p; ++r)
-    if (const std::uint64_t c = plan.send_count(r, me)) runs.push_back({plan.recv_offset(me, r), c});
-  int cur = spare;
-  while (runs.size() > 1) {
-    std::vector<run> next;
-    const int dst = cur ^ 1;
-    for (std::size_t i = 0; i < runs.size(); i += 2) {
-      if (i + 1 == runs.size()) {
-        RADIX_CUDA_CHECK(cudaMemcpyAsync(key_at(dst, runs[i].offset), key_at(cur, runs[i].offset),
-                                         runs[i].length * kb, cudaMemcpyDeviceToDevice, stream));
-        if (vb)
-          RADIX_CUDA_CHECK(cudaMemcpyAsync(value_at(dst, runs[i].offset), value_at(cur, runs[i].offset),
-                                           runs[i].length * vb, cudaMemcpyDeviceToDevice, stream));
-        next.push_back(runs[i]);
-        continue;
-      }
-      with_key_type(kb, [&]<class U>() {
-        with_value_type<U>(vb, [&]<class V>() {
-          merge_runs<U, V>(key_buf[cur], value_buf[cur], runs[i].offset, runs[i].length, runs[i + 1].length,
-                           key_buf[dst], value_buf[dst], make_compare<U>(req, begin_bit, end_bit), stream);
-        });
-      });
-      next.push_back({runs[i].offset, runs[i].length + runs[i + 1].length});
-    }
-    runs.swap(next);
-    cur = dst;
-  }
-  clock.mark("merge");
   clock.report(me, p, req.n);
-  out.selector = cur;
   return out;
 }
 
@@ -557,6 +1124,25 @@ gpu_group::gpu_group(int gpus) {
   for (int r = 0; r < gpus; ++r) {
     RADIX_CUDA_CHECK(cudaSetDevice(devices_[r]));
     prepare(comms_[r]);
+  }
+  // Each device maps every other's memory where it can (NCCL may have done
+  // so already): partition first then copies the buckets with the copy
+  // engines (control_memory::peers_mapped).
+  bool mapped = true;
+  for (int r = 0; r < gpus; ++r) {
+    RADIX_CUDA_CHECK(cudaSetDevice(devices_[r]));
+    for (int q = 0; q < gpus; ++q) {
+      if (q == r) continue;
+      int can = 0;
+      RADIX_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices_[r], devices_[q]));
+      const cudaError_t e = can ? cudaDeviceEnablePeerAccess(devices_[q], 0) : cudaErrorPeerAccessUnsupported;
+      if (e != cudaSuccess) (void)cudaGetLastError();  // (already enabled, or not possible: no error)
+      mapped = mapped && (e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(control_mutex);
+    for (auto c : comms_) control_registry()[c].peers_mapped = mapped;
   }
   RADIX_CUDA_CHECK(cudaSetDevice(current));
 }

@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "radix/core/bucket_exchange.hpp"
 #include "radix/core/exchange_plan.hpp"
 #include "radix_test.hpp"
 
 namespace {
 
+using radix::core::bucket_exchange;
 using radix::core::exchange_plan;
 using radix::core::share_begin;
 using radix::core::splitter_search;
@@ -184,6 +186,201 @@ TEST(ExchangePlan, FewerElementsThanRanks) {
   EXPECT_TRUE(out[0].empty() && out[1].empty() && out[2].empty());
   ASSERT_EQ(out[3].size(), 1u);
   EXPECT_EQ(out[3][0], (element{7, 1, 0}));
+}
+
+/// The partition-first protocol over virtual ranks (core/bucket_exchange.hpp),
+/// as src/distributed runs it: a stable pass by the top digit, the boundary
+/// buckets sorted whole, the splitter search by binary search over those
+/// buffers (each search must meet a partitioned buffer), the exchange in
+/// steps, and a stable sort of each received bucket. Returns each rank's
+/// output, or nothing where the buckets do not fit the budget.
+std::vector<std::vector<element>> distribute_partition_first(const std::vector<std::vector<element>>& input, int bits,
+                                                             std::uint64_t target, std::uint64_t budget, bool& fits,
+                                                             int& steps) {
+  const int p = int(input.size());
+  const int top = std::min(bits, splitter_search::default_digit_bits);
+  const int shift = bits - top;
+  const int buckets = 1 << top;
+  auto digit = [&](const element& e) { return int(e.key >> shift); };
+  std::vector<std::vector<element>> local = input;
+  std::vector<std::uint64_t> counts(std::size_t(p) * buckets, 0), starts(std::size_t(p) * (buckets + 1), 0);
+  for (int r = 0; r < p; ++r) {
+    std::stable_sort(local[r].begin(), local[r].end(),
+                     [&](const element& a, const element& b) { return digit(a) < digit(b); });
+    for (const auto& e : local[r]) ++counts[std::size_t(r) * buckets + digit(e)];
+    for (int d = 0; d < buckets; ++d)
+      starts[std::size_t(r) * (buckets + 1) + d + 1] =
+          starts[std::size_t(r) * (buckets + 1) + d] + counts[std::size_t(r) * buckets + d];
+  }
+  const std::vector<int> boundary = bucket_exchange::boundary_buckets(counts, p, buckets);
+  for (int d : boundary)
+    for (int r = 0; r < p; ++r)
+      std::stable_sort(local[r].begin() + starts[std::size_t(r) * (buckets + 1) + d],
+                       local[r].begin() + starts[std::size_t(r) * (buckets + 1) + d + 1],
+                       [](const element& a, const element& b) { return a.key < b.key; });
+
+  std::vector<std::uint64_t> n(p);
+  std::uint64_t total = 0;
+  for (int r = 0; r < p; ++r) total += n[r] = local[r].size();
+  auto below = [&](int r, std::uint64_t key, bool at_most) {
+    auto pred = [&](const element& e) { return at_most ? e.key <= key : e.key < key; };
+    // The claim that makes a binary search right here: a key the search
+    // asks about is a bucket's first possible key, or lies in a sorted bucket.
+    const bool bucket_start = !at_most && (key & ((std::uint64_t(1) << shift) - 1)) == 0;
+    EXPECT_TRUE(local[r].empty() || bucket_start || std::find(boundary.begin(), boundary.end(), digit({key, 0, 0})) != boundary.end())
+        << "rank " << r << " key " << key;
+    if (local[r].size() <= 64 && p <= 8) {
+      EXPECT_TRUE(std::is_partitioned(local[r].begin(), local[r].end(), pred));
+    }
+    return std::uint64_t(std::partition_point(local[r].begin(), local[r].end(), pred) - local[r].begin());
+  };
+  std::vector<std::uint64_t> targets;
+  for (int q = 1; q < p; ++q) targets.push_back(share_begin(total, p, q));
+  splitter_search search(bits, targets, total);
+  while (!search.done()) {
+    std::vector<std::uint64_t> sum(search.candidates().size(), 0);
+    for (int r = 0; r < p; ++r)
+      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += below(r, search.candidates()[i], false);
+    search.advance(sum);
+  }
+  std::vector<std::uint64_t> lo(std::size_t(p) * (p - 1)), hi(lo.size());
+  for (int r = 0; r < p; ++r)
+    for (int b = 0; b < p - 1; ++b) {
+      lo[std::size_t(r) * (p - 1) + b] = below(r, search.key(b), false);
+      hi[std::size_t(r) * (p - 1) + b] = below(r, search.key(b), true);
+    }
+  const exchange_plan plan(n, lo, hi);
+  const bucket_exchange ex(counts, buckets, plan, target, budget);
+  fits = ex.fits();
+  steps = ex.steps();
+  if (!fits) return {};
+
+  // The steps: every position of every share written exactly once, each
+  // group whole once its step has run; then its buckets sorted.
+  std::vector<std::vector<element>> out(p);
+  std::vector<std::vector<int>> written(p);
+  for (int q = 0; q < p; ++q) {
+    out[q].resize(plan.received(q));
+    written[q].assign(out[q].size(), 0);
+  }
+  for (int j = 0; j < ex.steps(); ++j) {
+    std::vector<int> pairs(std::size_t(p) * p, 0);
+    for (const auto& pc : ex.pieces(j)) {
+      EXPECT_EQ(++pairs[std::size_t(pc.from) * p + pc.to], 1) << "two runs from " << pc.from << " to " << pc.to;
+      EXPECT_LE(pc.source + pc.length, local[pc.from].size());
+      EXPECT_LE(pc.target + pc.length, out[pc.to].size());
+      for (std::uint64_t i = 0; i < pc.length; ++i) {
+        out[pc.to][pc.target + i] = local[pc.from][pc.source + i];
+        ++written[pc.to][pc.target + i];
+      }
+    }
+    for (int q = 0; q < p; ++q) {
+      if (std::size_t(j) >= ex.groups(q).size()) continue;
+      const auto& g = ex.groups(q)[j];
+      EXPECT_LE(g.end - g.begin, budget);
+      EXPECT_LT(g.begin, g.end);
+      EXPECT_TRUE(g.shared_bits >= 0 && g.shared_bits <= top);
+      for (std::uint64_t i = g.begin; i < g.end; ++i) EXPECT_EQ(written[q][i], 1) << "share " << q << " at " << i;
+      // The group's keys agree on their top shared_bits bits: one stable
+      // sort by the bits below orders the group.
+      const auto b = out[q].begin() + g.begin, e = out[q].begin() + g.end;
+      const int below_shared = bits - g.shared_bits;
+      for (auto it = b; it != e; ++it)
+        if (below_shared < 64) {
+          EXPECT_EQ(it->key >> below_shared, b->key >> below_shared);
+        }
+      std::stable_sort(b, e, [](const element& x, const element& y) { return x.key < y.key; });
+    }
+  }
+  for (int q = 0; q < p; ++q)
+    for (std::size_t i = 0; i < written[q].size(); ++i) EXPECT_EQ(written[q][i], 1) << "share " << q << " at " << i;
+  return out;
+}
+
+void check_partition_first(shape s, int ranks, std::uint64_t per_rank, int bits, std::uint64_t target,
+                           std::uint64_t budget, bool must_fit) {
+  const std::uint64_t seed = rt::case_seed(std::string("pf/") + name(s) + std::to_string(ranks) + "/" +
+                                           std::to_string(per_rank) + "/" + std::to_string(bits));
+  SCOPED_TRACE(std::string("partition first ") + name(s) + " ranks " + std::to_string(ranks) + " per rank " +
+               std::to_string(per_rank) + " bits " + std::to_string(bits) + " target " + std::to_string(target) +
+               " budget " + std::to_string(budget) +
+               " seed " + rt::hex(seed));
+  const auto in = make_input(s, ranks, per_rank, bits, seed);
+  std::vector<element> all;
+  std::vector<std::vector<element>> input(ranks);
+  for (int q = 0; q < ranks; ++q) {
+    for (std::uint64_t i = 0; i < in[q].size(); ++i) input[q].push_back({in[q][i], q, i});
+    all.insert(all.end(), input[q].begin(), input[q].end());
+  }
+  std::stable_sort(all.begin(), all.end(), [](const element& a, const element& b) { return a.key < b.key; });
+  bool fits = false;
+  int steps = 0;
+  const auto out = distribute_partition_first(input, bits, target, budget, fits, steps);
+  if (must_fit) {
+    EXPECT_TRUE(fits);
+  }
+  if (!fits) return;
+  std::uint64_t at = 0;
+  for (int q = 0; q < ranks; ++q) {
+    ASSERT_EQ(out[q].size(), share_begin(all.size(), ranks, q + 1) - share_begin(all.size(), ranks, q)) << "rank " << q;
+    for (std::uint64_t i = 0; i < out[q].size(); ++i, ++at)
+      ASSERT_EQ(out[q][i], all[at]) << "rank " << q << " element " << i;
+  }
+  EXPECT_EQ(at, all.size());
+}
+
+TEST(BucketExchange, EveryShapeOverOneToSixtyFourRanks) {
+  for (shape s : {shape::uniform, shape::all_equal, shape::few_unique, shape::zipf, shape::sorted, shape::reversed,
+                  shape::one_rank_only, shape::narrow})
+    for (int ranks : {1, 2, 3, 4, 7, 8, 16, 64})
+      for (std::uint64_t per_rank : {0ull, 1ull, 3ull, 100ull, 3000ull})
+        for (int bits : {12, 32, 64})
+          for (std::uint64_t budget : {std::uint64_t(-1), per_rank / 4 + 1}) {
+            if (per_rank == 3000 && ranks > 8) continue;  // (time)
+            // Uniform keys over many buckets fit a quarter of a share.
+            const bool must_fit =
+                budget == std::uint64_t(-1) || (s == shape::uniform && per_rank >= 3000 && ranks <= 4);
+            // Groups of single buckets, of a few, and of everything a budget allows.
+            for (std::uint64_t target : {std::uint64_t(1), per_rank / 16 + 1, std::uint64_t(-1)})
+              if (per_rank < 3000 || target == per_rank / 16 + 1)  // (time)
+                check_partition_first(s, ranks, per_rank, bits, target, budget, must_fit);
+          }
+}
+
+TEST(BucketExchange, GroupsFollowTheBudget) {
+  // 2 ranks, 4096 uniform keys each: about 32 keys a bucket, 128 buckets a
+  // share.
+  rt::rng r(0xB0C4E7ull);
+  std::vector<std::vector<element>> input(2);
+  for (int q = 0; q < 2; ++q)
+    for (std::uint64_t i = 0; i < 4096; ++i) input[q].push_back({r() & 0xFFFFFFFFull, q, i});
+  bool fits = false;
+  int steps = 0;
+  (void)distribute_partition_first(input, 32, ~0ull, 300, fits, steps);
+  EXPECT_TRUE(fits);
+  // Blocks are halved down to 8 buckets (about 256 keys, at most 300).
+  EXPECT_GE(steps, 4096 / 300);
+  EXPECT_LE(steps, 4096 / 100);
+  // A target of one element: a group a bucket, 128 (and the boundary bucket) a share.
+  (void)distribute_partition_first(input, 32, 1, 300, fits, steps);
+  EXPECT_TRUE(fits);
+  EXPECT_GE(steps, 128);
+  EXPECT_LE(steps, 130);
+}
+
+TEST(BucketExchange, BoundaryBuckets) {
+  // 2 ranks, 4 buckets: totals 3, 0, 5, 2 (starts 0, 3, 3, 8; 10 in all).
+  const std::vector<std::uint64_t> counts{1, 0, 5, 0, 2, 0, 0, 2};
+  EXPECT_EQ(bucket_exchange::boundary_buckets(counts, 2, 4), (std::vector<int>{2}));  // position 5
+  // 4 shares of 10: positions 2, 5, 7 lie in buckets 0, 2, 2.
+  const std::vector<std::uint64_t> four(16, 0);
+  EXPECT_TRUE(bucket_exchange::boundary_buckets(four, 4, 4).empty());
+  std::vector<std::uint64_t> c4(16, 0);
+  c4[0] = 3;   // rank 0, bucket 0
+  c4[6] = 5;   // rank 1, bucket 2
+  c4[11] = 2;  // rank 2, bucket 3
+  EXPECT_EQ(bucket_exchange::boundary_buckets(c4, 4, 4), (std::vector<int>{0, 2}));
+  EXPECT_THROW(bucket_exchange::boundary_buckets(c4, 3, 4), radix::invalid_argument);
 }
 
 TEST(ExchangePlan, RejectsInconsistentCounts) {

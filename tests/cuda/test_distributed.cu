@@ -84,10 +84,13 @@ K make_key(dist d, std::uint64_t i, std::uint64_t& s) {
 
 bool same_bits(const void* a, const void* b, std::size_t n) { return std::memcmp(a, b, n) == 0; }
 
+/// Which exchange a case expects (RADIX_NCCL_ORDER and the request decide).
+enum class expect_order { any, partition_first, sort_first };
+
 /// One distributed sort of keys K (and values V = global position, unless V is void).
 template <class K, class V>
 void run_case(const gpu_group& g, dist d, const std::vector<std::uint64_t>& counts, const radix::options& o,
-              const std::string& label) {
+              const std::string& label, expect_order want_order = expect_order::any) {
   constexpr bool pairs = !std::is_void_v<V>;
   using VV = std::conditional_t<pairs, V, char>;
   const int p = g.size();
@@ -172,6 +175,9 @@ void run_case(const gpu_group& g, dist d, const std::vector<std::uint64_t>& coun
   });
   std::uint64_t at = 0;
   for (int r = 0; r < p; ++r) {
+    if (want_order != expect_order::any)
+      CHECK_MSG(placed[r].partition_first == (want_order == expect_order::partition_first),
+                "rank %d took the %s exchange", r, placed[r].partition_first ? "partition-first" : "sort-first");
     const std::uint64_t expect_n = (total * (r + 1)) / p - (total * r) / p;
     CHECK_MSG(placed[r].total == total, "rank %d total %llu", r, (unsigned long long)placed[r].total);
     CHECK_MSG(placed[r].offset == at, "rank %d offset %llu, expected %llu", r, (unsigned long long)placed[r].offset,
@@ -193,16 +199,24 @@ void run_case(const gpu_group& g, dist d, const std::vector<std::uint64_t>& coun
 
 /// The cases every group size runs.
 template <class K, class V>
-void shapes(const gpu_group& g, const std::string& type, std::uint64_t per_rank) {
+void shapes(const gpu_group& g, const std::string& type, std::uint64_t per_rank,
+            expect_order want_order = expect_order::any) {
   const int p = g.size();
   for (dist d : {dist::uniform, dist::all_equal, dist::few_unique, dist::zipf, dist::sorted, dist::reversed,
                  dist::specials}) {
     std::vector<std::uint64_t> even(p, per_rank), uneven(p, 0);
     for (int r = 0; r < p; ++r) uneven[r] = r % 2 ? per_rank * 2 + 2049 : (r == 0 ? 0 : 7);
-    run_case<K, V>(g, d, even, {}, type + "/" + name(d) + "/even");
-    run_case<K, V>(g, d, uneven, {}, type + "/" + name(d) + "/uneven");
+    run_case<K, V>(g, d, even, {}, type + "/" + name(d) + "/even", want_order);
+    run_case<K, V>(g, d, uneven, {}, type + "/" + name(d) + "/uneven", want_order);
   }
 }
+
+/// Sets an environment variable for one scope (the ranks read it in each sort).
+struct scoped_env {
+  const char* name;
+  scoped_env(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
+  ~scoped_env() { unsetenv(name); }
+};
 
 int gpus() {
   int c = 0;
@@ -319,6 +333,72 @@ TEST_CASE(dist_two_ranks_options, true) {
   run_case<std::uint32_t, void>(g, dist::uniform, {6000, 4000}, narrow_digits, "u32/5-bit digits");
 }
 
+// Partition first on small inputs: groups of a few hundred elements, so that
+// every shape runs many steps; skewed keys outgrow a slot and finish by the
+// sort-first exchange (both are checked against the CPU engine).
+TEST_CASE(dist_two_ranks_partition_first, true) {
+  if (!have_gpus(2)) return;
+  gpu_group g(2);
+  scoped_env order("RADIX_NCCL_ORDER", "partition_first");
+  // (slot, group target): blocks of 4 buckets (26 bits, 4 passes: sorted in
+  // place through the slot), single buckets (24 bits, 3 passes: received in
+  // the slot, sorted into place), and whole shares.
+  // The groups travel by the copy engines (a gpu_group's ranks), and by
+  // NCCL's send and receive (any communicator; forced here).
+  struct config {
+    const char *group, *target;
+    bool nccl_transport;
+  };
+  const config sizes[] = {{"300", "300", false}, {"300", "1", false}, {"300", "1", true}, {"100000", "100000", true}};
+  for (const auto& [group, target, nccl_transport] : sizes) {
+    scoped_env budget("RADIX_NCCL_GROUP", group);
+    scoped_env aim("RADIX_NCCL_GROUP_TARGET", target);
+    scoped_env transport("RADIX_NCCL_NO_COPY_ENGINES", nccl_transport ? "1" : "");
+    if (!nccl_transport) unsetenv("RADIX_NCCL_NO_COPY_ENGINES");
+    std::printf("  slots of %s elements, groups of at most %s, %s\n", group, target,
+                nccl_transport ? "NCCL send/receive" : "copy engines");
+    shapes<std::uint32_t, void>(g, "u32", 5000);
+    shapes<std::uint32_t, std::uint32_t>(g, "u32/u32", 5000);
+    shapes<std::uint64_t, std::uint64_t>(g, "u64/u64", 5000);
+    shapes<float, std::uint64_t>(g, "f32/u64", 5000);
+    shapes<double, void>(g, "f64", 5000);
+    // Uniform keys: about 40 a bucket, so every bucket fits a group.
+    run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {5000, 5003}, {}, "pf/u32/u32/uniform",
+                                           expect_order::partition_first);
+    // Keys below 2^14 of 32 bits: one bucket, larger than a group of 300.
+    if (std::string(group) == "300" && std::string(target) == "300")
+      run_case<std::uint32_t, void>(g, dist::sorted, {5000, 5000}, {}, "pf/u32/sorted/one bucket",
+                                    expect_order::sort_first);
+  }
+  radix::options desc;
+  desc.direction = radix::order::descending;
+  run_case<float, std::uint32_t>(g, dist::specials, {4000, 6000}, desc, "pf/f32/u32/specials/descending");
+  run_case<std::uint32_t, void>(g, dist::uniform, {4000, 6000}, desc, "pf/u32/descending",
+                                expect_order::partition_first);
+  radix::options total;
+  total.floats = radix::float_order::total;
+  run_case<float, void>(g, dist::specials, {5000, 5000}, total, "pf/f32/specials/total");
+  radix::options range;
+  range.begin_bit = 4;
+  range.end_bit = 20;
+  run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {7000, 3000}, range, "pf/u32/u32/bits4-20",
+                                         expect_order::partition_first);
+  radix::options narrow_digits;
+  narrow_digits.digit_bits = 5;
+  run_case<std::uint64_t, void>(g, dist::uniform, {6000, 4000}, narrow_digits, "pf/u64/5-bit digits",
+                                expect_order::partition_first);
+  // What partition first does not take: sort first, whatever the variable says.
+  radix::options top;
+  top.begin_bit = 60;  // one digit of 4 bits
+  run_case<std::uint64_t, std::uint64_t>(g, dist::uniform, {7000, 3000}, top, "pf/u64/u64/bits60-64",
+                                         expect_order::sort_first);
+  run_case<std::uint16_t, std::uint32_t>(g, dist::uniform, {7000, 3000}, {}, "pf/u16/u32", expect_order::sort_first);
+  run_case<std::uint32_t, std::uint16_t>(g, dist::uniform, {7000, 3000}, {}, "pf/u32/u16", expect_order::sort_first);
+  // Fewer elements than ranks, and none at all.
+  run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {1, 0}, {}, "pf/u32/one");
+  run_case<std::uint32_t, std::uint32_t>(g, dist::uniform, {0, 0}, {}, "pf/u32/none");
+}
+
 TEST_CASE(dist_two_ranks_large, false) {
   if (!have_gpus(2)) return;
   gpu_group g(2);
@@ -328,6 +408,16 @@ TEST_CASE(dist_two_ranks_large, false) {
   run_case<float, void>(g, dist::specials, {1 << 21, 1 << 20}, {}, "f32/specials/3M");
   // Already in global order: every key stays on its rank.
   run_case<std::uint32_t, void>(g, dist::sorted, {1 << 21, 1 << 21}, {}, "u32/sorted/4M");
+  // Partition first at scale: buckets of 2^16-2^17 keys, many steps on four
+  // sort streams; skewed keys fall back to sort first's exchange.
+  scoped_env order("RADIX_NCCL_ORDER", "partition_first");
+  run_case<std::uint32_t, void>(g, dist::uniform, {1 << 24, (1 << 24) + 3}, {}, "u32/uniform/32M",
+                                expect_order::partition_first);
+  run_case<std::uint64_t, std::uint64_t>(g, dist::uniform, {(1 << 23) + 1, 1 << 23}, {}, "u64/u64/uniform/16M",
+                                         expect_order::partition_first);
+  run_case<float, std::uint32_t>(g, dist::specials, {1 << 23, 1 << 24}, {}, "f32/u32/specials/24M");
+  run_case<std::uint32_t, std::uint32_t>(g, dist::zipf, {1 << 24, 1 << 24}, {}, "u32/u32/zipf/32M",
+                                         expect_order::sort_first);  // (one bucket: keys below 2^24)
 }
 
 TEST_CASE(dist_all_gpus, false) {
@@ -335,6 +425,12 @@ TEST_CASE(dist_all_gpus, false) {
   gpu_group g;
   shapes<std::uint32_t, std::uint32_t>(g, "u32/u32", 20000);
   shapes<std::uint64_t, void>(g, "u64", 20000);
+  // Partition first over every GPU: several boundary buckets, groups from
+  // several senders a step.
+  scoped_env order("RADIX_NCCL_ORDER", "partition_first");
+  shapes<std::uint32_t, std::uint32_t>(g, "pf/u32/u32", 20000);
+  run_case<std::uint32_t, void>(g, dist::uniform, std::vector<std::uint64_t>(g.size(), 30001), {}, "pf/u32/uniform",
+                                expect_order::partition_first);
 }
 
 /// sort_host from host memory into host memory, whole and in chunks that
