@@ -125,6 +125,18 @@ std::vector<std::vector<element>> distribute(const std::vector<std::vector<eleme
   return out;
 }
 
+/// Each rank's output is exactly its share of the global stable order `all`.
+void expect_shares(const std::vector<std::vector<element>>& out, const std::vector<element>& all) {
+  const int ranks = int(out.size());
+  std::uint64_t at = 0;
+  for (int q = 0; q < ranks; ++q) {
+    ASSERT_EQ(out[q].size(), share_begin(all.size(), ranks, q + 1) - share_begin(all.size(), ranks, q)) << "rank " << q;
+    for (std::uint64_t i = 0; i < out[q].size(); ++i, ++at)
+      ASSERT_EQ(out[q][i], all[at]) << "rank " << q << " element " << i;
+  }
+  EXPECT_EQ(at, all.size());
+}
+
 void check_case(shape s, int ranks, std::uint64_t per_rank, int bits, int digit_bits) {
   const std::uint64_t seed = rt::case_seed(std::string(name(s)) + std::to_string(ranks) + "/" +
                                            std::to_string(per_rank) + "/" + std::to_string(bits));
@@ -145,13 +157,7 @@ void check_case(shape s, int ranks, std::uint64_t per_rank, int bits, int digit_
   if (!all.empty() && ranks > 1) {
     EXPECT_EQ(rounds, (bits + digit_bits - 1) / digit_bits);
   }
-  std::uint64_t at = 0;
-  for (int q = 0; q < ranks; ++q) {
-    ASSERT_EQ(out[q].size(), share_begin(all.size(), ranks, q + 1) - share_begin(all.size(), ranks, q)) << "rank " << q;
-    for (std::uint64_t i = 0; i < out[q].size(); ++i, ++at)
-      ASSERT_EQ(out[q][i], all[at]) << "rank " << q << " element " << i;
-  }
-  EXPECT_EQ(at, all.size());
+  expect_shares(out, all);
 }
 
 TEST(ExchangePlan, ShareBeginSplitsEvenly) {
@@ -320,13 +326,7 @@ void check_partition_first(shape s, int ranks, std::uint64_t per_rank, int bits,
     EXPECT_TRUE(fits);
   }
   if (!fits) return;
-  std::uint64_t at = 0;
-  for (int q = 0; q < ranks; ++q) {
-    ASSERT_EQ(out[q].size(), share_begin(all.size(), ranks, q + 1) - share_begin(all.size(), ranks, q)) << "rank " << q;
-    for (std::uint64_t i = 0; i < out[q].size(); ++i, ++at)
-      ASSERT_EQ(out[q][i], all[at]) << "rank " << q << " element " << i;
-  }
-  EXPECT_EQ(at, all.size());
+  expect_shares(out, all);
 }
 
 TEST(BucketExchange, EveryShapeOverOneToSixtyFourRanks) {
