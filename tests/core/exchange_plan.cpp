@@ -273,6 +273,12 @@ std::vector<std::vector<element>> distribute_partition_first(const std::vector<s
     std::vector<int> pairs(std::size_t(p) * p, 0);
     for (const auto& pc : ex.pieces(j)) {
       EXPECT_EQ(++pairs[std::size_t(pc.from) * p + pc.to], 1) << "two runs from " << pc.from << " to " << pc.to;
+      // A piece of step j lands inside its share's group j.
+      EXPECT_LT(std::size_t(j), ex.groups(pc.to).size()) << "share " << pc.to << " has no group " << j;
+      if (std::size_t(j) < ex.groups(pc.to).size()) {
+        EXPECT_GE(pc.target, ex.groups(pc.to)[j].begin);
+        EXPECT_LE(pc.target + pc.length, ex.groups(pc.to)[j].end);
+      }
       EXPECT_LE(pc.source + pc.length, local[pc.from].size());
       EXPECT_LE(pc.target + pc.length, out[pc.to].size());
       for (std::uint64_t i = 0; i < pc.length; ++i) {
