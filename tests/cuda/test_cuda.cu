@@ -33,9 +33,14 @@
 using namespace radix;
 namespace cd = radix::cuda_detail;
 
-enum class dist { random, sorted, reversed, few_unique, all_equal, low16 };
+/// nearly_sorted: sorted random keys, then n / 1000 swaps of random positions; spaced: keys evenly spaced over
+/// the key's bits (i * 2^bits / n), then n / 100 swaps; mult16: random with the low four bits zero. The last
+/// three leave some warps of the histogram kernel in order and others not, and put the digits of
+/// neighbouring keys a power of two apart (the counters' banks).
+enum class dist { random, sorted, reversed, few_unique, all_equal, low16, nearly_sorted, spaced, mult16 };
 static const char* dist_name(dist d) {
-  const char* n[] = {"random", "sorted", "reversed", "few_unique", "all_equal", "low16"};
+  const char* n[] = {"random", "sorted",        "reversed", "few_unique", "all_equal",
+                     "low16",  "nearly_sorted", "spaced",   "mult16"};
   return n[int(d)];
 }
 
@@ -49,6 +54,8 @@ std::vector<H> make_keys(std::size_t n, dist d, std::uint64_t seed) {
     if (d == dist::few_unique) x = (x % 7) * 0x0123456789ABCDEFull;
     if (d == dist::all_equal) x = 0x5A5A5A5A5A5A5A5Aull;
     if (d == dist::low16) x &= 0xFFFF;
+    if (d == dist::mult16) x &= ~std::uint64_t(15);
+    if (d == dist::spaced) x = std::uint64_t((static_cast<unsigned __int128>(i) << (8 * sizeof(H))) / n);
     std::memcpy(&v[i], &x, sizeof(H));
   }
   if constexpr (key_desc_of<H>().kind == key_kind::floating) {
@@ -63,11 +70,15 @@ std::vector<H> make_keys(std::size_t n, dist d, std::uint64_t seed) {
       }
     }
   }
-  if (d == dist::sorted || d == dist::reversed) {
+  if (d == dist::sorted || d == dist::reversed || d == dist::nearly_sorted) {
     options o;
     o.use = engine::cpu;
     if (d == dist::reversed) o.direction = order::descending;
     radix::sort(std::span<H>(v), o);
+  }
+  if ((d == dist::nearly_sorted || d == dist::spaced) && n > 1) {
+    const std::size_t swaps = n / (d == dist::spaced ? 100 : 1000);
+    for (std::size_t k = 0; k < swaps; ++k) std::swap(v[splitmix(s) % n], v[splitmix(s) % n]);
   }
   return v;
 }
@@ -435,14 +446,48 @@ TEST_CASE(keys_every_type, false) {
 }
 
 TEST_CASE(keys_distributions, false) {
-  for (dist d : {dist::random, dist::sorted, dist::reversed, dist::few_unique, dist::all_equal, dist::low16})
-    for (std::size_t n : {std::size_t(1000), std::size_t(300007)}) {
+  for (dist d : {dist::random, dist::sorted, dist::reversed, dist::few_unique, dist::all_equal, dist::low16,
+                 dist::nearly_sorted, dist::spaced, dist::mult16})
+    for (std::size_t n : {std::size_t(1000), std::size_t(300007), std::size_t(4194305)}) {
+      if (n > 300007 && int(d) < int(dist::nearly_sorted)) continue;  // many histogram blocks: the new patterns only
       check_keys(make_keys<std::uint32_t>(n, d, 5), {}, std::string("u32 ") + dist_name(d));
       check_keys(make_keys<float>(n, d, 6), {}, std::string("f32 ") + dist_name(d));
       check_keys(make_keys<std::uint64_t>(n, d, 7), {}, std::string("u64 ") + dist_name(d));
       check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(n, d, 8), {}, std::string("u32/u32 ") + dist_name(d));
       check_argsort<std::int32_t, std::uint32_t>(make_keys<std::int32_t>(n, d, 9), {}, std::string("i32 ") + dist_name(d));
+      check_keys(make_keys<std::uint16_t>(n, d, 10), {}, std::string("u16 ") + dist_name(d));
+      check_pairs<std::uint8_t, 4>(make_keys<std::uint8_t>(n, d, 11), {}, std::string("u8/u32 ") + dist_name(d));
     }
+}
+
+// The histogram kernel's two counting loops chosen warp by warp (nearly sorted input: some warps in order,
+// others not), its bins' bank layout (multiples of 16, evenly spaced keys) and its partial last chunk: small
+// enough for the sanitizers.
+TEST_CASE(histogram_patterns_small, true) {
+  for (dist d : {dist::nearly_sorted, dist::spaced, dist::mult16}) {
+    const std::size_t n = 100003;
+    check_keys(make_keys<std::uint32_t>(n, d, 31), {}, std::string("u32 ") + dist_name(d));
+    check_keys(make_keys<float>(n, d, 32), {}, std::string("f32 ") + dist_name(d));
+    check_keys(make_keys<std::uint64_t>(n, d, 33), {}, std::string("u64 ") + dist_name(d));
+    check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, d, 34), {}, std::string("u16/u32 ") + dist_name(d));
+  }
+}
+
+// Sizes where the MSD buckets kernel is launched (it finishes the sort where that path is not taken): three
+// passes that run (keys below 2^24) leave the result in the alternates, to be copied home; sorted input runs
+// none (an argsort's identity, keys out of place copied).
+TEST_CASE(buckets_kernel_finishes, true) {
+  for (std::size_t n : {std::size_t(1) << 18, std::size_t(300007)}) {
+    auto k = make_keys<std::uint32_t>(n, dist::random, 41);
+    for (auto& x : k) x &= 0xFFFFFFu;
+    check_keys(k, {}, "u32 below 2^24 n=" + std::to_string(n));
+    check_pairs<std::uint32_t, 4>(k, {}, "u32/u32 below 2^24 n=" + std::to_string(n));
+    check_argsort<std::uint32_t, std::uint32_t>(k, {}, "argsort u32 below 2^24 n=" + std::to_string(n));
+    const auto sorted = make_keys<std::uint32_t>(n, dist::sorted, 42);
+    check_keys(sorted, {}, "u32 sorted n=" + std::to_string(n));
+    check_argsort<std::uint32_t, std::uint32_t>(sorted, {}, "argsort u32 sorted n=" + std::to_string(n));
+    check_keys(make_keys<std::uint64_t>(n, dist::few_unique, 43), {}, "u64 few_unique n=" + std::to_string(n));
+  }
 }
 
 TEST_CASE(keys_options, false) {

@@ -501,6 +501,8 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   }
 
   // 4. copy to p.result's buffer where the passes that ran ended in the other / identity argsort
+  // (the buckets kernel does it where it was launched: one launch fewer at the sizes it serves)
+  if (bucket_threads > 0) return p.result == result_buffer::alternate ? 1 : 0;
   const std::uint64_t fin_grid = std::min<std::uint64_t>((n + 1023) / 1024, std::uint64_t(sms) * 8);
   launch_dependent(pdl, onesweep_finish_kernel<U, V>, unsigned(fin_grid), 256, 0, stream, p);
   return p.result == result_buffer::alternate ? 1 : 0;

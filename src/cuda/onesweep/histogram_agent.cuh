@@ -47,7 +47,7 @@ struct histogram_agent {
   static_assert(Vectors % group_vectors == 0);
   using scan = block_scan<Threads, unsigned long long>;
 
-  /// Copies of the histogram for keys counted in runs (count(): a thread's
+  /// Copies of the histogram for keys counted in runs (count(): a warp's
   /// keys in order): lane groups (lane / 4) % copies pick one, so that lanes
   /// 4 apart (the same digit in sorted input) do not serialise on one shared
   /// address. Keys in no order (count_each) use copy 0: spreading them over
@@ -93,9 +93,20 @@ struct histogram_agent {
     }
   }
 
-  /// This thread's copy of pass ps's histogram, or copy 0 (in_order false).
-  __device__ __forceinline__ unsigned* pass_hist(int ps, bool in_order = true) const {
-    return s.hist + (in_order ? ((threadIdx.x >> 2) % copies) * copy_stride : 0) + p.passes.bin_offset[ps];
+  /// Where bin i (of all passes' bins) sits in a copy. For 4-byte keys, bits
+  /// 5-7 are XORed into bits 0-2: digits that differ only above bit 4 (keys
+  /// whose low bits are zero, such as multiples of 16, or evenly spaced
+  /// sorted keys) would otherwise fall into one or two of the 32 banks and
+  /// serialise their atomics. The map keeps every aligned block of 8 bins in
+  /// place (it is its own inverse), so bins stay within the copy. Other key
+  /// widths keep the plain layout (not measured with it).
+  static __device__ __forceinline__ unsigned slot(unsigned i) {
+    if constexpr (sizeof(U) == 4) return i ^ ((i >> 5) & 7u);
+    else return i;
+  }
+  /// This thread's copy of the histograms, or copy 0 (in_order false).
+  __device__ __forceinline__ unsigned* copy_hist(bool in_order = true) const {
+    return s.hist + (in_order ? ((threadIdx.x >> 2) % copies) * copy_stride : 0);
   }
 
   /// Counts a thread's keys (ordered already) for every pass, merging runs of
@@ -104,21 +115,22 @@ struct histogram_agent {
   __device__ __forceinline__ void count(const U (&o)[N], int valid) {
     for_each_pass([&](int ps) {
       const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
-      unsigned* h = pass_hist(ps);
+      unsigned* h = copy_hist();
+      const unsigned off = p.passes.bin_offset[ps];
       unsigned cur = core::digit_of<U>(o[0], shift, bits), run = 0;
 #pragma unroll
       for (int i = 0; i < N; ++i) {
         if (i < valid) {
           const unsigned d = core::digit_of<U>(o[i], shift, bits);
           if (d != cur) {
-            atomicAdd(h + cur, run);
+            atomicAdd(h + slot(off + cur), run);
             cur = d;
             run = 0;
           }
           ++run;
         }
       }
-      if (run) atomicAdd(h + cur, run);
+      if (run) atomicAdd(h + slot(off + cur), run);
     });
   }
 
@@ -138,12 +150,13 @@ struct histogram_agent {
     }
     for_each_pass([&](int ps) {
       const int shift = p.passes.shift[ps], bits = p.passes.bits[ps];
+      const unsigned off = p.passes.bin_offset[ps];
       if (core::digit_of<U>(differ, shift, bits) == 0) {
-        atomicAdd(pass_hist(ps) + core::digit_of<U>(o[0], shift, bits), unsigned(N));
+        atomicAdd(copy_hist() + slot(off + core::digit_of<U>(o[0], shift, bits)), unsigned(N));
       } else {
-        unsigned* h = pass_hist(ps, false);
+        unsigned* h = copy_hist(false);
 #pragma unroll
-        for (int i = 0; i < N; ++i) atomicAdd(h + core::digit_of<U>(o[i], shift, bits), 1u);
+        for (int i = 0; i < N; ++i) atomicAdd(h + slot(off + core::digit_of<U>(o[i], shift, bits)), 1u);
       }
     });
   }
@@ -173,10 +186,10 @@ struct histogram_agent {
   template <int Ps, int N>
   __device__ __forceinline__ void count_pass_bytes(const U (&o)[N], U differ, unsigned h, unsigned hc) {
     if ((differ & (U(0xFF) << (8 * Ps))) == 0) {
-      shared_add<1024 * Ps>(hc + 4 * byte_of(o[0], Ps), unsigned(N));
+      shared_add<1024 * Ps>(hc + 4 * slot(byte_of(o[0], Ps)), unsigned(N));
     } else {
 #pragma unroll
-      for (int i = 0; i < N; ++i) shared_add<1024 * Ps>(h + 4 * byte_of(o[i], Ps), 1u);
+      for (int i = 0; i < N; ++i) shared_add<1024 * Ps>(h + 4 * slot(byte_of(o[i], Ps)), 1u);
     }
   }
   /// A shared-memory add at address + Offset bytes: in PTX, so that the offset
@@ -225,7 +238,8 @@ struct histogram_agent {
   }
 
   /// Counts vectors g .. g + group_vectors - 1 of a chunk; returns whether
-  /// some key of them is below the one before it.
+  /// some key of them is below the one before it. Whole warps call it (full
+  /// chunks: every thread of the block).
   template <core::key_form Form>
   __device__ __forceinline__ bool count_group(const chunk_regs& c, int g, bool& canon_used) {
     U o[group_keys];
@@ -251,9 +265,12 @@ struct histogram_agent {
         prev = m;
       }
     }
-    // in order: merge runs of equal digits (sorted input would otherwise
-    // serialise the warp's atomics on one address); else one atomic a key
-    if (descent) count_each(o);
+    // A warp whose keys are all in order merges runs of equal digits (sorted
+    // input would otherwise serialise the warp's atomics on one address);
+    // else one atomic a key. Chosen for the whole warp: lanes that went
+    // their own ways ran both loops one after the other (nearly sorted
+    // input: three times the instructions of either).
+    if (__any_sync(0xFFFFFFFFu, descent)) count_each(o);
     else count(o, group_keys);
     return descent;
   }
@@ -315,7 +332,7 @@ struct histogram_agent {
     {
       unsigned c = 0;
 #pragma unroll
-      for (int k = 0; k < copies; ++k) c += s.hist[k * copy_stride + i];
+      for (int k = 0; k < copies; ++k) c += s.hist[k * copy_stride + slot(i)];
       if (c) atomicAdd(&p.ctl->counts[i], static_cast<unsigned long long>(c));
     }
 

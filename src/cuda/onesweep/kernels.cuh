@@ -64,6 +64,45 @@ __global__ void __launch_bounds__(256) copy_home_kernel(const U* ks, U* kd, cons
   if constexpr (!std::is_same_v<V, no_value>) vd[i] = vs[i];
 }
 
+/// After the passes: keys/pairs that ended in the other buffer than
+/// p.result asks for (an odd number of passes in the alternates, or an even
+/// number at home when the alternates are asked for) are copied there; an
+/// argsort whose passes were all skipped needs the identity permutation, and
+/// keys out of place whose passes were all skipped a copy of the input.
+/// Thread `first` of `stride` (a grid-stride loop); not where the buckets
+/// kernel wrote the output (control::msd).
+template <class U, class V>
+__device__ __forceinline__ void finish_output(const onesweep_params<U, V>& p, std::uint64_t first,
+                                              std::uint64_t stride) {
+  const int k = p.ctl->eff_passes;
+  if (p.out_of_place()) {  // the passes end in sorted_keys; with none, the input is the result
+    if (k == 0)
+      for (std::uint64_t i = first; i < p.n; i += stride) p.sorted_keys[i] = p.keys[i];
+    return;
+  }
+  if (p.mode == sort_mode::argsort) {
+    if constexpr (!std::is_same_v<V, no_value>) {
+      if (k == 0)  // in order already: the identity, and the keys as they are
+        for (std::uint64_t i = first; i < p.n; i += stride) {
+          if (p.wide_values) p.wide_values[i] = i;
+          else p.values[i] = index_value<V>(i);
+          if (p.sorted_keys) p.sorted_keys[i] = p.keys[i];
+        }
+    }
+    return;
+  }
+  const bool in_alt = (k & 1) != 0;
+  if (in_alt == (p.result == result_buffer::alternate)) return;
+  const U* ks = in_alt ? p.key_alt[0] : p.keys;
+  U* kd = in_alt ? p.keys : p.key_alt[0];
+  for (std::uint64_t i = first; i < p.n; i += stride) kd[i] = ks[i];
+  if constexpr (!std::is_same_v<V, no_value>) {
+    const V* vs = in_alt ? p.value_alt : p.values;
+    V* vd = in_alt ? p.values : p.value_alt;
+    for (std::uint64_t i = first; i < p.n; i += stride) vd[i] = vs[i];
+  }
+}
+
 /// Where the histogram kernel found every bucket of the top digit within a
 /// block's capacity (control::msd; Stehle & Jacobsen 2017, "A Memory
 /// Bandwidth-Efficient Hybrid Radix Sort on GPUs": an MSD pass, then each
@@ -78,7 +117,10 @@ __global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads)
     onesweep_buckets_kernel(const onesweep_params<U, V> p, int bin_offset) {
   extern __shared__ __align__(16) unsigned char smem[];
   pdl_wait();  // the top pass is done
-  if (!p.ctl->msd) return;
+  if (!p.ctl->msd) {  // the path was not taken (every pass ran): this launch finishes instead of onesweep_finish_kernel
+    finish_output(p, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x, std::uint64_t(gridDim.x) * blockDim.x);
+    return;
+  }
   const std::uint64_t start = p.ctl->offsets[bin_offset + blockIdx.x], count = p.ctl->counts[bin_offset + blockIdx.x];
   if (count == 0) return;
   const auto top = pass_buffers<U, V>::pick(p, 0, 1, true);  // the top pass, the one that ran
@@ -160,44 +202,13 @@ __global__ void __launch_bounds__(counting_pairs_agent<U, V>::max_threads) count
   counting_pairs_agent<U, V>{p, s, staging, block_sort_io<U, V>::whole(p)}.process();
 }
 
-/// After the passes: keys/pairs that ended in the other buffer than
-/// p.result asks for (an odd number of passes in the alternates, or an even
-/// number at home when the alternates are asked for) are copied there; an
-/// argsort whose passes were all skipped needs the identity permutation, and
-/// keys out of place whose passes were all skipped a copy of the input.
+/// finish_output() as a kernel of its own, after the last pass (where no
+/// buckets kernel follows the passes: that one finishes by itself).
 template <class U, class V>
 __global__ void __launch_bounds__(256) onesweep_finish_kernel(const onesweep_params<U, V> p) {
   pdl_wait();  // the last pass is done
   if (p.ctl->msd) return;  // the buckets kernel wrote the output
-  const int k = p.ctl->eff_passes;
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  const std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p.out_of_place()) {  // the passes end in sorted_keys; with none, the input is the result
-    if (k == 0)
-      for (std::uint64_t i = first; i < p.n; i += stride) p.sorted_keys[i] = p.keys[i];
-    return;
-  }
-  if (p.mode == sort_mode::argsort) {
-    if constexpr (!std::is_same_v<V, no_value>) {
-      if (k == 0)  // in order already: the identity, and the keys as they are
-        for (std::uint64_t i = first; i < p.n; i += stride) {
-          if (p.wide_values) p.wide_values[i] = i;
-          else p.values[i] = index_value<V>(i);
-          if (p.sorted_keys) p.sorted_keys[i] = p.keys[i];
-        }
-    }
-    return;
-  }
-  const bool in_alt = (k & 1) != 0;
-  if (in_alt == (p.result == result_buffer::alternate)) return;
-  const U* ks = in_alt ? p.key_alt[0] : p.keys;
-  U* kd = in_alt ? p.keys : p.key_alt[0];
-  for (std::uint64_t i = first; i < p.n; i += stride) kd[i] = ks[i];
-  if constexpr (!std::is_same_v<V, no_value>) {
-    const V* vs = in_alt ? p.value_alt : p.values;
-    V* vd = in_alt ? p.values : p.value_alt;
-    for (std::uint64_t i = first; i < p.n; i += stride) vd[i] = vs[i];
-  }
+  finish_output(p, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x, std::uint64_t(gridDim.x) * blockDim.x);
 }
 
 }  // namespace radix::cuda_detail
