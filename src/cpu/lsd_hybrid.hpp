@@ -2,6 +2,8 @@
 // into cache-sized buckets (coarse digit, or a fine window mapped to buckets
 // for skewed keys), planned from the scan's histogram, then sort_buckets.
 #pragma once
+#include <cmath>
+
 #include "lsd_sorter.hpp"
 
 namespace radix::cpu {
@@ -30,10 +32,11 @@ inline void sorter<U, V>::hybrid(int lo, int hi, U varying) {
   V* vmid = nullptr;
   if constexpr (has_value) vmid = job_.value_scratch;
   std::vector<std::uint64_t> hist, none;
-  if (!msd_from_scan(msd, hist)) count(job_.keys, msd, hist);
+  const bool from_scan = msd_from_scan(msd, hist);
+  if (!from_scan) count(job_.keys, msd, hist);
   const V* vsrc = nullptr;
   if constexpr (has_value) vsrc = job_.pay == payload::values ? job_.values : nullptr;
-  trace_.mark("msd count");
+  trace_.mark(from_scan ? "msd from scan" : "msd count");
   scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, msd, nullptr, hist, none);
   trace_.mark("msd scatter");
 
@@ -157,19 +160,17 @@ inline void sorter<U, V>::choose_spec_window(bool hybrid_candidate) {
 /// an MSD digit, and each such bucket costs one more out-of-cache pass. A
 /// strided sample decides: when one bin of a `sb`-bit digit would hold more
 /// than ~1/128 of the keys, or one bucket of the coarse MSD digit the hybrid
-/// route would take more than four times its share, the scan counts a finer
+/// route would take clearly more than four times its share, the scan counts a finer
 /// 16-bit window reaching four bits above the sample's top varying bit (rare
 /// keys the sample missed, such as the zeros among floats in [0, 1), sit
 /// there), and the MSD pass maps those fine bins onto buckets of about equal
-/// size through a table (hybrid_fine).
+/// size through a table (hybrid_fine). Otherwise the coarse window ends at
+/// the sample's top varying bit, where the hybrid route's MSD digit ends.
 template <class U, class V>
 inline void sorter<U, V>::choose_fine_window(int sb) {
   const int width = job_.end_bit - job_.begin_bit;
   const int fb = std::min(policy_.fine_msd_bits, width);
-  if (fb <= sb || job_.n < 4 * sample_size) return;
-  // Each thread counts 2^fb bins in the scan: worth it only with a few keys
-  // a bin (a many-core machine sorting a few million keys stays coarse).
-  if ((job_.n / threads_) >> fb < 4) return;
+  if (job_.n < 4 * sample_size) return;
   const std::uint64_t step = job_.n / sample_size;
   const U ref = job_.codec(job_.keys[0]);
   U v = 0;
@@ -177,6 +178,15 @@ inline void sorter<U, V>::choose_fine_window(int sb) {
   v &= range_mask_;
   if (v == 0) return;
   const int top = int(sizeof(U)) * 8 - std::countl_zero(v);
+  // Keys below the type's top (u32 keys under 2^24, say) have their MSD digit
+  // there; a window at the top of the range missed it, and the hybrid route
+  // read the keys once more to count it (bench/results/cpu-2026-11-28-fine-window-noise.md).
+  // A key above every sampled one costs that read again, nothing else.
+  spec_shift_ = std::max(job_.begin_bit, std::min(top, job_.end_bit) - sb);
+  if (fb <= sb) return;
+  // Each thread counts 2^fb bins in the scan: worth it only with a few keys
+  // a bin (a many-core machine sorting a few million keys stays coarse).
+  if ((job_.n / threads_) >> fb < 4) return;
   const int shift = std::max(job_.begin_bit, top - sb);
   // the coarse MSD digit hybrid() would choose (before its widening)
   const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
@@ -190,8 +200,13 @@ inline void sorter<U, V>::choose_fine_window(int sb) {
     most = std::max(most, ++h[core::digit_of<U>(k, shift, sb)]);
     most_coarse = std::max(most_coarse, ++hc[core::digit_of<U>(k, coarse_shift, d1)]);
   }
-  const bool fine_bin = most * 128 >= sample_size;                            // one bin > 1/128 of the sample
-  const bool big_bucket = (std::uint64_t(most_coarse) << d1) >= 4 * sample_size;  // one bucket > 4x its share
+  const bool fine_bin = most * 128 >= sample_size;  // one bin > 1/128 of the sample
+  // One bucket > 4x its share, and beyond what chance gives the largest of 2^d1
+  // buckets: with 2^11 buckets of 2 samples each on average (2^27 u32 keys),
+  // some bucket of uniform keys holds 8 or more almost always, and the fine
+  // route cost such inputs 13-18 % (bench/results/cpu-2026-11-28-fine-window-noise.md).
+  const double share = double(sample_size) / double(std::uint64_t(1) << d1);
+  const bool big_bucket = double(most_coarse) >= std::max(4 * share, share + 6 * std::sqrt(share) + 6);
   if (!fine_bin && !big_bucket) return;
   fine_ = true;
   spec_bits_ = fb;

@@ -317,3 +317,69 @@ TEST(CpuScan, OneDescentAtBlockBoundaries) {
     }
   }
 }
+
+namespace {
+
+/// Sorts keys and pairs (value = input index: stability) of `keys`, each checked against the stable
+/// oracle; returns the engine's trace of the keys' sort.
+template <class K>
+std::string sorted_traced(const std::vector<K>& keys, const radix::options& o, const std::string& what) {
+  SCOPED_TRACE(what + ", n=" + std::to_string(keys.size()) + ", " + rt::describe(o) + ", base seed " +
+               rt::hex(rt::base_seed()));
+  const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
+  std::vector<K> want(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) want[i] = keys[perm[i]];
+  rt::guarded g(keys.size(), sizeof(K));
+  g.fill_from(keys.data());
+  const std::string log = traced([&] { radix::sort(std::span<K>(g.as<K>(), keys.size()), o); });
+  EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
+  EXPECT_TRUE(g.canaries_intact());
+  rt::guarded gk(keys.size(), sizeof(K)), gv(keys.size(), sizeof(std::uint32_t));
+  gk.fill_from(keys.data());
+  auto* v = gv.as<std::uint32_t>();
+  for (std::size_t i = 0; i < keys.size(); ++i) v[i] = std::uint32_t(i);
+  radix::sort_pairs(std::span<K>(gk.as<K>(), keys.size()), std::span<std::uint32_t>(v, keys.size()), o);
+  EXPECT_TRUE(rt::same_bytes(gk.data(), want.data(), sizeof(K), keys.size(), "pair keys"));
+  EXPECT_TRUE(rt::same_bytes(v, perm.data(), sizeof(std::uint32_t), keys.size(), "pair values"));
+  EXPECT_TRUE(gk.canaries_intact() && gv.canaries_intact());
+  return log;
+}
+
+}  // namespace
+
+/// Keys whose top varying bit lies below the type's (integers under 2^20, or
+/// a bit range that ends lower): the coarse route's MSD digit ends there, and
+/// the scan's histogram window is put there, so the MSD pass needs no
+/// counting read of its own.
+TEST(CpuHybridRoute, MsdDigitBelowTheTypesTop) {
+  rt::rng r(rt::case_seed("hybrid/below-top"));
+  std::vector<std::uint32_t> u(big_n);
+  for (auto& x : u) x = std::uint32_t(r() >> 44);  // below 2^20
+  std::string log = sorted_traced(u, cpu_opts(), "u32 below 2^20");
+  EXPECT_NE(log.find("radix cpu hybrid n="), std::string::npos) << "not the coarse hybrid route:\n" << log;
+  EXPECT_NE(log.find("msd from scan"), std::string::npos) << "the MSD digit was counted again:\n" << log;
+  log = sorted_traced(u, cpu_opts(radix::order::descending), "u32 below 2^20, descending");
+  EXPECT_NE(log.find("msd from scan"), std::string::npos) << "descending: the MSD digit was counted again:\n" << log;
+  std::vector<std::int64_t> s(big_n / 2);
+  for (auto& x : s) x = std::int64_t(r() >> 24);  // [0, 2^40)
+  log = sorted_traced(s, cpu_opts(), "i64 in [0, 2^40)");
+  EXPECT_NE(log.find("msd from scan"), std::string::npos) << "i64: the MSD digit was counted again:\n" << log;
+  radix::options ranged = cpu_opts();
+  ranged.begin_bit = 3;
+  ranged.end_bit = 26;
+  for (auto& x : u) x = std::uint32_t(r() >> 32);
+  log = sorted_traced(u, ranged, "u32, bits [3, 26)");
+  EXPECT_NE(log.find("msd from scan"), std::string::npos) << "bit range: the MSD digit was counted again:\n" << log;
+}
+
+/// A few keys above every sampled one: the window misses the MSD digit, which
+/// is then counted by a read of its own; the result is the same.
+TEST(CpuHybridRoute, RareKeysAboveTheSample) {
+  rt::rng r(rt::case_seed("hybrid/outliers"));
+  std::vector<std::uint32_t> u(big_n);
+  for (auto& x : u) x = std::uint32_t(r() >> 44);
+  // at odd positions: the sampler's stride (n / 4096 keys) is even, so no sample sees them
+  for (int k = 0; k < 3; ++k) u[(r() % (big_n / 2)) * 2 + 1] = 0x80000000u | std::uint32_t(r() >> 40);
+  const std::string log = sorted_traced(u, cpu_opts(), "u32 below 2^20 but three");
+  EXPECT_NE(log.find("msd count"), std::string::npos) << "the route this test is for did not run:\n" << log;
+}
