@@ -378,7 +378,8 @@ TEST(CpuHybridRoute, RareKeysAboveTheSample) {
   rt::rng r(rt::case_seed("hybrid/outliers"));
   std::vector<std::uint32_t> u(big_n);
   for (auto& x : u) x = std::uint32_t(r() >> 44);
-  // at odd positions: the sampler's stride (n / 4096 keys) is even, so no sample sees them
+  // at odd positions: the sampler (sorter::sample_size, 4096 keys) reads every (n / 4096)-th key, an even
+  // stride here (512), so no sample sees them and the route asserted below runs
   for (int k = 0; k < 3; ++k) u[(r() % (big_n / 2)) * 2 + 1] = 0x80000000u | std::uint32_t(r() >> 40);
   const std::string log = sorted_traced(u, cpu_opts(), "u32 below 2^20 but three");
   EXPECT_NE(log.find("msd count"), std::string::npos) << "the route this test is for did not run:\n" << log;

@@ -101,6 +101,7 @@ struct histogram_agent {
   /// place (it is its own inverse), so bins stay within the copy. Other key
   /// widths keep the plain layout (not measured with it).
   static __device__ __forceinline__ unsigned slot(unsigned i) {
+    static_assert(max_bins % 8 == 0, "slot() keeps bins inside a copy only if it holds whole blocks of 8");
     if constexpr (sizeof(U) == 4) return i ^ ((i >> 5) & 7u);
     else return i;
   }
