@@ -164,21 +164,28 @@ TEST(CpuFineRoute, OneThreadSameResult) {
 
 namespace {
 
+/// Keys alone sorted with the trace on, checked against the oracle's order
+/// `perm`; returns the engine's trace.
+template <class K>
+std::string keys_traced(const std::vector<K>& keys, const std::vector<std::uint32_t>& perm, const radix::options& o) {
+  std::vector<K> want(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) want[i] = keys[perm[i]];
+  rt::guarded g(keys.size(), sizeof(K));
+  g.fill_from(keys.data());
+  const std::string log = traced([&] { radix::sort(std::span<K>(g.as<K>(), keys.size()), o); });
+  EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
+  EXPECT_TRUE(g.canaries_intact());
+  return log;
+}
+
 /// Keys alone, checked against the oracle; `expand`: whether the counting
 /// write-out must (true) or must not (false) have run.
 template <class K>
 void check_expand(const std::vector<K>& keys, const radix::options& o, bool expand, const std::string& what) {
   SCOPED_TRACE(what + ", n=" + std::to_string(keys.size()) + ", " + rt::describe(o) + ", base seed " +
                rt::hex(rt::base_seed()));
-  const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
-  std::vector<K> want(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) want[i] = keys[perm[i]];
-  rt::guarded g(keys.size(), sizeof(K));
-  g.fill_from(keys.data());
-  const std::string log = traced([&] { radix::sort(std::span<K>(g.as<K>(), keys.size()), o); });
+  const std::string log = keys_traced(keys, rt::oracle_perm(keys, o), o);
   EXPECT_EQ(log.find("radix cpu expand") != std::string::npos, expand) << "route:\n" << log;
-  EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
-  EXPECT_TRUE(g.canaries_intact());
 }
 
 /// n keys `shared ^ (r << shift)` with r random below 2^bits.
@@ -327,13 +334,9 @@ std::string sorted_traced(const std::vector<K>& keys, const radix::options& o, c
   SCOPED_TRACE(what + ", n=" + std::to_string(keys.size()) + ", " + rt::describe(o) + ", base seed " +
                rt::hex(rt::base_seed()));
   const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
+  const std::string log = keys_traced(keys, perm, o);
   std::vector<K> want(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) want[i] = keys[perm[i]];
-  rt::guarded g(keys.size(), sizeof(K));
-  g.fill_from(keys.data());
-  const std::string log = traced([&] { radix::sort(std::span<K>(g.as<K>(), keys.size()), o); });
-  EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
-  EXPECT_TRUE(g.canaries_intact());
   rt::guarded gk(keys.size(), sizeof(K)), gv(keys.size(), sizeof(std::uint32_t));
   gk.fill_from(keys.data());
   auto* v = gv.as<std::uint32_t>();
