@@ -282,6 +282,7 @@ struct result {
   std::string problem;  ///< INVALID / ERROR reason
   double median_s = 0, min_s = 0, max_s = 0;
   int runs = 0;
+  long long peak_extra = -1;  ///< bytes the warm-up call added to the peak resident set (-1: not measured)
 };
 
 struct row_result {
@@ -333,6 +334,38 @@ struct config {
   bool vqsort_default = false;
 };
 
+/// A field of /proc/self/status in kB ("VmRSS", "VmHWM"), or -1.
+long long status_kb(const char* field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::string key = std::string(field) + ":";
+  while (std::getline(f, line))
+    if (line.rfind(key, 0) == 0) return std::atoll(line.c_str() + key.size());
+  return -1;
+}
+
+/// The peak memory one call adds (Linux): the resident set's high-water mark
+/// is reset through /proc/self/clear_refs ("5"), the resident set read, and
+/// after the call the new high-water mark less it. Memory the call touches
+/// counts, memory already resident that it reuses does not. -1 where the
+/// kernel does not offer the reset.
+struct peak_probe {
+  long long rss_kb = -1;
+  void start() {
+    std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+    const bool reset = f && std::fputs("5", f) >= 0;
+    if (f) std::fclose(f);
+    rss_kb = reset ? status_kb("VmRSS") : -1;
+  }
+  long long extra_bytes() const {
+    if (rss_kb < 0) return -1;
+    const long long hwm = status_kb("VmHWM");
+    return hwm < 0 ? -1 : std::max(0LL, hwm - rss_kb) * 1024;
+  }
+};
+
+std::string fmt_mib(long long bytes) { return bytes < 0 ? "n/a" : fmt("%.1f", double(bytes) / 1048576.0); }
+
 result measure(contestant& c, std::size_t n, const config& cfg) {
   result r;
   r.id = c.id;
@@ -340,11 +373,16 @@ result measure(contestant& c, std::size_t n, const config& cfg) {
   r.detail = c.detail;
   r.is_radix = c.is_radix;
   try {
-    // Warm-up, then verify.
+    // Warm-up (its peak memory measured: radix::sort's cache emptied first, so
+    // that the scratch it takes counts), then verify.
     c.restore();
+    if (c.is_radix) radix::release_scratch_cache();
+    peak_probe probe;
+    probe.start();
     double t0 = now_s();
     c.run();
     const double warm = now_s() - t0;
+    r.peak_extra = probe.extra_bytes();
     if (std::string e = c.verify(); !e.empty()) {
       r.problem = "INVALID: " + e;
       return r;
@@ -403,8 +441,9 @@ radix::options cpu_opts() {
 
 void print_result_line(const row_result& rr, const result& r) {
   if (r.valid)
-    std::printf("  %-8s %-34s %10s ms  %9.1f Mkeys/s  (min %s ms, %d runs)\n", rr.def.id.c_str(), r.name.c_str(),
-                fmt_ms(r.median_s).c_str(), double(rr.n) / r.median_s / 1e6, fmt_ms(r.min_s).c_str(), r.runs);
+    std::printf("  %-8s %-34s %10s ms  %9.1f Mkeys/s  (min %s ms, %d runs; peak +%s MiB)\n", rr.def.id.c_str(),
+                r.name.c_str(), fmt_ms(r.median_s).c_str(), double(rr.n) / r.median_s / 1e6, fmt_ms(r.min_s).c_str(),
+                r.runs, fmt_mib(r.peak_extra).c_str());
   else
     std::printf("  %-8s %-34s %s\n", rr.def.id.c_str(), r.name.c_str(), r.problem.c_str());
   std::fflush(stdout);
@@ -593,17 +632,17 @@ std::string ratio_str(double r) { return r >= 100 ? fmt("%.0fx", r) : r >= 10 ? 
 std::string row_table(const row_result& rr) {
   std::ostringstream os;
   const result* ref = rr.find("radix");
-  os << "| implementation | median ms | min ms | Mkeys/s | t / t(radix) | runs | notes |\n";
-  os << "|---|---:|---:|---:|---:|---:|---|\n";
+  os << "| implementation | median ms | min ms | Mkeys/s | t / t(radix) | runs | peak extra MiB | notes |\n";
+  os << "|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (auto& r : rr.rs) {
     if (!r.valid) {
-      os << "| " << r.name << " | — | — | — | — | — | **" << r.problem << "** (" << r.detail << ") |\n";
+      os << "| " << r.name << " | — | — | — | — | — | — | **" << r.problem << "** (" << r.detail << ") |\n";
       continue;
     }
     std::string ratio = (ref && ref->valid) ? ratio_str(r.median_s / ref->median_s) : "—";
     os << "| " << (r.is_radix ? "**" + r.name + "**" : r.name) << " | " << fmt_ms(r.median_s) << " | "
        << fmt_ms(r.min_s) << " | " << fmt("%.1f", double(rr.n) / r.median_s / 1e6) << " | " << ratio << " | "
-       << r.runs << " | " << r.detail << " |\n";
+       << r.runs << " | " << fmt_mib(r.peak_extra) << " | " << r.detail << " |\n";
   }
   return os.str();
 }
@@ -1078,7 +1117,10 @@ int main(int argc, char** argv) {
          "its scratch in every call; radix::sorter keeps it between calls.\n\n";
     f << bars_table(bars);
     f << "\n## Rows\n\nt / t(radix) = the row's median time over radix::sort's median time on the same input "
-         "(> 1: radix::sort is that many times faster).\n";
+         "(> 1: radix::sort is that many times faster). Peak extra MiB = what the warm-up call added to the "
+         "process's peak resident memory (its high-water mark reset through /proc/self/clear_refs; radix::sort's "
+         "scratch cache emptied first; n/a where the kernel has no reset); memory already resident that a call "
+         "reuses does not count.\n";
     for (auto& r : rows) {
       if (r.def.sweep) continue;
       f << "\n### " << r.def.id << " — " << r.title << ", n = 2^" << r.log2n << " = " << r.n << "\n\n";
