@@ -5,7 +5,7 @@
 // and the same key sum as the input.
 //
 //   radix_nccl_bench [--log2 31] [--op keys|pairs] [--key u32|u64] [--gpus 0,1,2]
-//                    [--reps 5] [--host] [--profile] [--order sort_first|partition_first]
+//                    [--reps 5] [--host] [--profile] [--order sort_first|partition_first] [--keep-pool]
 // --op pairs: values of the key's width (u32/u32, u64/u64). --host: the
 // keys start and end in pinned host memory (nccl::sort_host); the single-GPU
 // row is then the same copy in, sort, copy out on one GPU. --profile sets
@@ -13,6 +13,9 @@
 // is the single-GPU sort itself (radix::cuda, double buffers, no NCCL), the
 // baseline the ratios use when it runs first. --order sets RADIX_NCCL_ORDER
 // (the exchange; unset: the library's choice), shown in the table.
+// --keep-pool: every device's default stream-ordered pool keeps what is freed
+// (release threshold: no limit), so that a call's scratch is not mapped anew
+// each time (an A/B of what the allocation costs).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -73,6 +76,7 @@ struct args {
   std::vector<int> gpus{0, 2};  // 0: the single-GPU sort (radix::cuda) on GPU 0
   int reps = 5;
   bool host = false;
+  bool keep_pool = false;
 };
 
 double median(std::vector<double> v) {
@@ -263,6 +267,7 @@ int main(int argc, char** argv) {
     else if (s == "--key") a.key = next();
     else if (s == "--reps") a.reps = std::stoi(next());
     else if (s == "--host") a.host = true;
+    else if (s == "--keep-pool") a.keep_pool = true;
     else if (s == "--profile") setenv("RADIX_NCCL_PROFILE", "1", 1);
     else if (s == "--order") setenv("RADIX_NCCL_ORDER", next().c_str(), 1);
     else if (s == "--gpus") {
@@ -285,13 +290,21 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   CU(cudaGetDeviceProperties(&prop, 0));
+  if (a.keep_pool)
+    for (int d = 0; d < visible; ++d) {
+      cudaMemPool_t pool;
+      CU(cudaDeviceGetDefaultMemPool(&pool, d));
+      std::uint64_t keep = ~std::uint64_t(0);
+      CU(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
   int nccl_version = 0;
   ncclGetVersion(&nccl_version);
   std::printf("device: %d x %s; NCCL %d; NCCL_NVLS_ENABLE=%s\n", visible, prop.name, nccl_version,
               std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "(unset)");
   const std::uint64_t total = 1ull << a.log2;
   const bool pairs = a.op == "pairs";
-  std::printf("RADIX_NCCL_ORDER=%s\n", std::getenv("RADIX_NCCL_ORDER") ? std::getenv("RADIX_NCCL_ORDER") : "(unset)");
+  std::printf("RADIX_NCCL_ORDER=%s; pools %s\n", std::getenv("RADIX_NCCL_ORDER") ? std::getenv("RADIX_NCCL_ORDER") : "(unset)",
+              a.keep_pool ? "keep what is freed (--keep-pool)" : "as the driver sets them");
   std::printf("| where | op | n | GPUs | exchange | median ms | min ms | G keys/s | vs 1 GPU | verified |\n|---|---|---|---|---|---|---|---|---|---|\n");
   double base = 0;
   for (int gpus : a.gpus) {

@@ -21,7 +21,7 @@
 //   that the link and the sorting overlap. The groups travel by ncclSend /
 //   ncclRecv, or, for the ranks of a gpu_group, by copies between the
 //   devices (the copy engines). Six receive slots of capacity / 32 elements
-//   come besides (stream-ordered on `stream`); where one bucket outgrows a
+//   come besides (from the communicator's pool, below); where one bucket outgrows a
 //   slot (skewed keys), or the slots cannot be had, the ranks finish by sort
 //   first's exchange and merge. placement::partition_first says which ran.
 //   The library takes it by itself for 4 GiB or more of keys and values a
@@ -33,9 +33,12 @@
 // share, ceil(N / p) (capacity_for). The sort uses both; placement::selector
 // says which holds the result (0: the request's buffers, 1: the alternates),
 // as with radix::cuda's double buffers. Besides, it allocates the single-GPU
-// sort's workspace (a few MiB of control state) and the merge's partition
-// points stream-ordered (cudaMallocAsync) on `stream`, and keeps a few KiB of
-// control words per communicator (prepare).
+// sort's workspace (a few MiB of control state a sort stream) and partition
+// first's receive slots stream-ordered from a memory pool of the
+// communicator's, which keeps what a sort freed for the next one (mapping
+// fresh memory at every call cost 10-20 % of the sort) until release(); the
+// merge's partition points stream-ordered (cudaMallocAsync) on `stream`; and
+// a few KiB of control words per communicator (prepare).
 //
 // SYNCHRONIZATION: unlike the single-GPU sort, the call synchronizes the host
 // with `stream` a few times (NCCL needs the exchange's sizes on the host). It
@@ -97,10 +100,12 @@ inline std::uint64_t share_capacity(std::uint64_t total, int ranks) {
 }
 
 /// Allocates the communicator's control memory (a few KiB to a few hundred,
-/// with cudaMalloc) on the current device, which must be the rank's. A sort
-/// does it on first use; in one process driving several GPUs, call it for
-/// every rank before any rank sorts (see above). release() frees it: call it
-/// before ncclCommDestroy.
+/// with cudaMalloc) and makes its memory pool on the current device, which
+/// must be the rank's. A sort does it on first use; in one process driving
+/// several GPUs, call it for every rank before any rank sorts (see above).
+/// release() frees both, the scratch the pool kept included: call it before
+/// ncclCommDestroy, or whenever that memory is wanted back (the next sort
+/// makes them again). gpu_group does both for its ranks.
 void prepare(ncclComm_t comm);
 void release(ncclComm_t comm);
 

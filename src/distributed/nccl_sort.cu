@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -258,23 +259,41 @@ struct control_layout {
 };
 
 /// Partition first sorts its groups on this many streams (the caller's and
-/// sort_streams - 1 of its own): one group, a bucket of a few million keys,
+/// sort_streams() - 1 of its own): one group, a bucket of a few million keys,
 /// leaves much of the GPU idle between its passes. On one H200, the 256
 /// buckets of 2^30 u32 keys sort in 33.4 ms on one stream, 25.8 on two, 22.0
-/// on four (bench/cuda/experiments/bucket_sorts.cu).
-constexpr int sort_streams = 4;
+/// on four (bench/cuda/experiments/bucket_sorts.cu). RADIX_NCCL_SORT_STREAMS
+/// (1 to max_sort_streams) sets it for A/B measurements.
+constexpr int default_sort_streams = 4;
+constexpr int max_sort_streams = 8;
+int sort_streams() {
+  static const int n = [] {
+    const char* e = std::getenv("RADIX_NCCL_SORT_STREAMS");
+    const int v = e ? std::atoi(e) : default_sort_streams;
+    return std::clamp(v, 1, max_sort_streams);
+  }();
+  return n;
+}
 
 /// Per communicator: the control words; the streams partition first runs
 /// beside the caller's: the exchange (high priority, so that NCCL's blocks
-/// take the SMs the sorting frees first) and the other sort streams; and
-/// whether the ranks share this process with their peers mapped (gpu_group),
-/// so that a rank can copy a peer's buckets itself with the copy engines.
+/// take the SMs the sorting frees first) and the other sort streams; the
+/// pool the sort's scratch comes from; and whether the ranks share this
+/// process with their peers mapped (gpu_group), so that a rank can copy a
+/// peer's buckets itself with the copy engines.
 struct control_memory {
   int device = -1;
   std::uint64_t* d = nullptr;
   std::size_t words = 0;
   cudaStream_t exchange = nullptr;
-  cudaStream_t sorting[sort_streams - 1] = {};
+  cudaStream_t sorting[max_sort_streams - 1] = {};
+  /// Stream-ordered, and keeping what the sort frees until release(): the
+  /// device's default pool hands freed memory back at every synchronisation,
+  /// and mapping partition first's receive slots anew (a fifth of the
+  /// buffers) took 2.7 ms of a 25 ms sort of 2^31 keys on two H200s, and
+  /// giving them back about as much again
+  /// (bench/results/nccl-h200x2-2026-11-28-scratch-pool.md).
+  cudaMemPool_t pool = nullptr;
   bool peers_mapped = false;
 };
 std::mutex control_mutex;
@@ -311,6 +330,19 @@ std::uint64_t* control_words(ncclComm_t comm, std::size_t words) {
     RADIX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     RADIX_CUDA_CHECK(cudaStreamCreateWithPriority(&m.exchange, cudaStreamNonBlocking, greatest));
     for (auto& x : m.sorting) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  }
+  if (m.pool && m.device != device) {
+    RADIX_CUDA_CHECK(cudaMemPoolDestroy(m.pool));
+    m.pool = nullptr;
+  }
+  if (!m.pool) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    RADIX_CUDA_CHECK(cudaMemPoolCreate(&m.pool, &props));
+    std::uint64_t keep = ~std::uint64_t(0);
+    RADIX_CUDA_CHECK(cudaMemPoolSetAttribute(m.pool, cudaMemPoolAttrReleaseThreshold, &keep));
   }
   return m.d;
 }
@@ -359,10 +391,14 @@ struct run {
 };
 
 /// RADIX_NCCL_PROFILE=1: each rank prints the device time of its phases to
-/// stderr when its sort ends (this synchronizes; for benchmarks only).
+/// stderr when its sort ends (this synchronizes; for benchmarks only), and
+/// when the host had enqueued each of them, from the call's entry: a phase
+/// enqueued after its predecessor ended left the GPU idle meanwhile.
 class phase_clock {
  public:
-  explicit phase_clock(cudaStream_t s) : stream_(s), on_(std::getenv("RADIX_NCCL_PROFILE") != nullptr) {
+  using host_clock = std::chrono::steady_clock;
+  phase_clock(cudaStream_t s, host_clock::time_point entry)
+      : stream_(s), on_(std::getenv("RADIX_NCCL_PROFILE") != nullptr), entry_(entry) {
     mark("start");
   }
   void mark(const char* name) {
@@ -370,34 +406,42 @@ class phase_clock {
     cudaEvent_t e;
     RADIX_CUDA_CHECK(cudaEventCreate(&e));
     RADIX_CUDA_CHECK(cudaEventRecord(e, stream_));
-    events_.push_back({name, e});
+    events_.push_back({name, e, std::chrono::duration<double, std::milli>(host_clock::now() - entry_).count()});
   }
   void report(int rank, int ranks, std::uint64_t n) {
     if (!on_) return;
-    RADIX_CUDA_CHECK(cudaEventSynchronize(events_.back().second));
+    RADIX_CUDA_CHECK(cudaEventSynchronize(events_.back().event));
+    const double synchronized = std::chrono::duration<double, std::milli>(host_clock::now() - entry_).count();
     std::string line = "radix::nccl rank " + std::to_string(rank) + "/" + std::to_string(ranks) + " n " +
                        std::to_string(n) + ":";
     float total = 0;
     for (std::size_t i = 1; i < events_.size(); ++i) {
       float ms = 0;
-      RADIX_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i - 1].second, events_[i].second));
+      RADIX_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i - 1].event, events_[i].event));
       total += ms;
-      char b[64];
-      std::snprintf(b, sizeof b, " %s %.3f ms,", events_[i].first, ms);
+      char b[96];
+      std::snprintf(b, sizeof b, " %s %.3f ms (host +%.3f),", events_[i].name, ms, events_[i].host_ms);
       line += b;
     }
-    char b[64];
-    std::snprintf(b, sizeof b, " total %.3f ms\n", total);
+    char b[160];
+    std::snprintf(b, sizeof b, " total %.3f ms; host: entry to start %.3f ms, entry to synchronized %.3f ms\n", total,
+                  events_.front().host_ms, synchronized);
     std::fputs((line + b).c_str(), stderr);
   }
   ~phase_clock() {
-    for (auto& e : events_) cudaEventDestroy(e.second);
+    for (auto& e : events_) cudaEventDestroy(e.event);
   }
 
  private:
+  struct stamp {
+    const char* name;
+    cudaEvent_t event;
+    double host_ms;  // enqueued, from the call's entry
+  };
   cudaStream_t stream_;
   bool on_;
-  std::vector<std::pair<const char*, cudaEvent_t>> events_;
+  host_clock::time_point entry_;
+  std::vector<stamp> events_;
 };
 
 }  // namespace
@@ -418,6 +462,8 @@ void release(ncclComm_t comm) {
   if (it->second.exchange) cudaStreamDestroy(it->second.exchange);
   for (auto x : it->second.sorting)
     if (x) cudaStreamDestroy(x);
+  // (memory still owed to pending frees goes back once they complete)
+  if (it->second.pool) cudaMemPoolDestroy(it->second.pool);
   cudaFree(it->second.d);
   cudaSetDevice(current);
   control_registry().erase(it);
@@ -483,17 +529,19 @@ std::uint64_t wish_of(const sort_request& req) {
   return wish_automatic;
 }
 
-/// Device scratch on the caller's stream, grown when a step needs more
-/// (stream-ordered: nothing NCCL reaches, nothing that waits for peers).
+/// Device scratch on a stream, grown when a step needs more (stream-ordered:
+/// nothing NCCL reaches, nothing that waits for peers), from the
+/// communicator's pool (control_memory::pool).
 struct scratch {
   cudaStream_t stream;
+  cudaMemPool_t pool;
   void* p = nullptr;
   std::size_t bytes = 0;
   void ensure(std::size_t need) {
     if (need <= bytes) return;
     if (p) RADIX_CUDA_CHECK(cudaFreeAsync(std::exchange(p, nullptr), stream));
     bytes = 0;
-    RADIX_CUDA_CHECK(cudaMallocAsync(&p, need, stream));
+    RADIX_CUDA_CHECK(cudaMallocFromPoolAsync(&p, need, pool, stream));
     bytes = need;
   }
   ~scratch() {
@@ -686,14 +734,14 @@ std::vector<std::uint64_t> gather_bucket_counts(rank_state& s, int buf) {
 struct receive_slots {
   /// One a sort stream, the group being received, and one whose sort has
   /// yet to start.
-  static constexpr int count = sort_streams + 2;
+  const int count = sort_streams() + 2;
   scratch memory;
   std::uint64_t elements = 0;  // a slot's room
   int kb = 0;
   std::size_t vb = 0;
   std::size_t key_room = 0;
-  receive_slots(cudaStream_t s, std::uint64_t n, int key_bytes, std::size_t value_bytes)
-      : memory{s}, elements(n), kb(key_bytes), vb(value_bytes), key_room((n * key_bytes + 255) / 256 * 256) {
+  receive_slots(cudaStream_t s, cudaMemPool_t pool, std::uint64_t n, int key_bytes, std::size_t value_bytes)
+      : memory{s, pool}, elements(n), kb(key_bytes), vb(value_bytes), key_room((n * key_bytes + 255) / 256 * 256) {
     memory.ensure(count * key_room + count * n * vb);
   }
   char* key(int slot) const { return static_cast<char*>(memory.p) + slot * key_room; }
@@ -746,9 +794,10 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
   const std::size_t vb = s.vb;
   const control_memory streams = control_of(s.comm);
   const cudaStream_t exchange = streams.exchange;
-  cudaStream_t sorters[sort_streams] = {s.stream};
-  scratch* sort_ws[sort_streams] = {&ws};
-  for (int i = 1; i < sort_streams; ++i) {
+  const int streams_used = sort_streams();
+  cudaStream_t sorters[max_sort_streams] = {s.stream};
+  scratch* sort_ws[max_sort_streams] = {&ws};
+  for (int i = 1; i < streams_used; ++i) {
     sorters[i] = streams.sorting[i - 1];
     sort_ws[i] = sorter_ws[i - 1].get();
   }
@@ -772,7 +821,7 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
   };
   const cudaEvent_t ready = record(s.stream);  // the buckets are in place
   RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange, ready, 0));
-  for (int i = 1; i < sort_streams; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(sorters[i], ready, 0));
+  for (int i = 1; i < streams_used; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(sorters[i], ready, 0));
   // RADIX_NCCL_PROFILE: each step's transfer and each group's sort, timed.
   const bool profile = std::getenv("RADIX_NCCL_PROFILE") != nullptr;
   std::vector<cudaEvent_t> transfer_marks, sort_marks;  // (begin, end) pairs
@@ -795,6 +844,12 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
   std::vector<cudaEvent_t> sorted(ex.steps(), nullptr);  // group j's sort done: slot j % count is free
   std::size_t workspace_for_bits[65] = {};
   int copies_back = 0;
+  using host_clock = std::chrono::steady_clock;
+  const auto since = [](host_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(host_clock::now() - t).count();
+  };
+  const auto loop_begin = host_clock::now();
+  double sort_calls_ms = 0;  // the host's time in cuda::sort (profile)
   for (int j = 0; j < ex.steps(); ++j) {
     const bool mine = std::size_t(j) < groups.size();
     const core::bucket_exchange::group g = mine ? groups[j] : core::bucket_exchange::group{};
@@ -803,9 +858,9 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
     // reach them directly, and the slots, stream-ordered, they cannot)
     const bool in_slot =
         mine && transport == bucket_transport::copy_engines && planned_passes(s.req, bits) % 2 == 1;
-    const int slot = j % receive_slots::count;
-    if (j >= receive_slots::count && sorted[j - receive_slots::count])
-      RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange, sorted[j - receive_slots::count], 0));
+    const int slot = j % slots.count;
+    if (j >= slots.count && sorted[j - slots.count])
+      RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange, sorted[j - slots.count], 0));
     auto key_to = [&](std::uint64_t target) {
       return in_slot ? slots.key(slot) + (target - g.begin) * kb : s.key_at(out, target);
     };
@@ -847,8 +902,8 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
     if (!mine) continue;
 
     // Group j is here: one stable sort by the bits below those its keys share.
-    const cudaStream_t on = sorters[j % sort_streams];
-    scratch& w = *sort_ws[j % sort_streams];
+    const cudaStream_t on = sorters[j % streams_used];
+    scratch& w = *sort_ws[j % streams_used];
     RADIX_CUDA_CHECK(cudaStreamWaitEvent(on, arrived, 0));
     stamp(sort_marks, on);
     const std::uint64_t n = g.end - g.begin;
@@ -867,7 +922,9 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
       need = std::max<std::size_t>(1, cuda::workspace_bytes(widest, alt));
     }
     w.ensure(need);
+    const auto call_begin = host_clock::now();
     const int ended = cuda::sort(r, alt, w.p, w.bytes, on);
+    if (profile) sort_calls_ms += since(call_begin);
     if ((ended == 1) != in_slot) {  // the result is in the slot: move it into place
       ++copies_back;
       RADIX_CUDA_CHECK(cudaMemcpyAsync(s.key_at(out, g.begin), slots.key(slot), n * kb, cudaMemcpyDeviceToDevice, on));
@@ -878,10 +935,11 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
     stamp(sort_marks, on);
     sorted[j] = record(on);
   }
+  const double loop_ms = since(loop_begin);
   // The caller's stream waits for the others, and the send buffers stay
   // until every peer has its runs.
   RADIX_CUDA_CHECK(cudaStreamWaitEvent(s.stream, record(exchange), 0));
-  for (int i = 1; i < sort_streams; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(s.stream, record(sorters[i]), 0));
+  for (int i = 1; i < streams_used; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(s.stream, record(sorters[i]), 0));
   if (transport == bucket_transport::copy_engines) {
     RADIX_NCCL_CHECK(ncclAllReduce(s.ctl.d + s.lay.pointers, s.ctl.d + s.lay.pointers, 1, ncclUint64, ncclSum, s.comm,
                                    s.stream));
@@ -901,7 +959,9 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
     };
     std::fputs(("radix::nccl rank " + std::to_string(me) + " " + std::to_string(ex.steps()) + " steps (" +
                 (transport == bucket_transport::copy_engines ? "copy engines" : "NCCL") + "), " +
-                std::to_string(copies_back) + " copied back; transfers (ms):" + spans(transfer_marks) +
+                std::to_string(copies_back) + " copied back; host: steps enqueued in " + std::to_string(loop_ms) +
+                " ms, " + std::to_string(sort_calls_ms) + " of them in cuda::sort; transfers (ms):" +
+                spans(transfer_marks) +
                 "; group sorts (ms):" + spans(sort_marks) + "\n")
                    .c_str(),
                stderr);
@@ -955,6 +1015,7 @@ int partition_first(rank_state& s, const cuda::alternates& alt, scratch& ws,
 
 placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64_t capacity, ncclComm_t comm,
                cudaStream_t stream) {
+  const auto entry = std::chrono::steady_clock::now();
   int p = 0, me = 0;
   RADIX_NCCL_CHECK(ncclCommCount(comm, &p));
   RADIX_NCCL_CHECK(ncclCommUserRank(comm, &me));
@@ -965,7 +1026,10 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   // leave its peers waiting in NCCL.
   const std::string problem = local_problem(req, alt, capacity);
   std::exception_ptr local_failure;  // out of memory, a device error
-  scratch ws{stream};
+  const control_layout lay(p);
+  control_block ctl(comm, lay.words, stream);
+  const control_memory streams = control_of(comm);
+  scratch ws{stream, streams.pool};
   std::unique_ptr<receive_slots> slots;
   std::uint64_t wish = wish_sort_first, budget = 0, target = 0;
   if (problem.empty()) {
@@ -979,8 +1043,6 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   const std::uint64_t element_bytes = req.key.bytes + (req.op == operation::pairs ? req.value_bytes : 0);
   // (a share is at most `capacity`: below the automatic choice's bytes, sort first)
   if (wish == wish_automatic && capacity * element_bytes < partition_first_min_bytes) wish = wish_sort_first;
-  const control_layout lay(p);
-  control_block ctl(comm, lay.words, stream);
   std::vector<std::unique_ptr<scratch>> sorter_ws;
   if (problem.empty() && !local_failure && wish != wish_sort_first) {
     // Partition first's memory, all of it now (a rank that failed later
@@ -993,7 +1055,7 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
       budget = std::min(budget, std::max<std::uint64_t>(capacity, 1));
       target = group_target;
       if (const char* g = std::getenv("RADIX_NCCL_GROUP_TARGET")) target = std::max<std::uint64_t>(1, std::strtoull(g, nullptr, 10));
-      slots = std::make_unique<receive_slots>(stream, budget, int(req.key.bytes),
+      slots = std::make_unique<receive_slots>(stream, streams.pool, budget, int(req.key.bytes),
                                               req.op == operation::pairs ? req.value_bytes : 0);
       sort_request top = req;
       top.opts.begin_bit = (req.opts.end_bit < 0 ? int(req.key.bytes) * 8 : req.opts.end_bit) - top_digit_bits;
@@ -1003,10 +1065,8 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
       group.values = slots->value(0);
       const std::size_t group_bytes = cuda::workspace_bytes(group, alt);
       ws.ensure(std::max(cuda::workspace_bytes(top, alt), group_bytes));
-      const control_memory streams = control_of(comm);
-      for (int i = 1; i < sort_streams; ++i) {
-        sorter_ws.push_back(std::make_unique<scratch>());
-        sorter_ws.back()->stream = streams.sorting[i - 1];
+      for (int i = 1; i < sort_streams(); ++i) {
+        sorter_ws.push_back(std::make_unique<scratch>(streams.sorting[i - 1], streams.pool));
         sorter_ws.back()->ensure(group_bytes);
       }
     } catch (const std::exception&) {
@@ -1066,7 +1126,7 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   out.total = total;
   out.offset = core::share_begin(total, p, me);
   out.n = core::share_begin(total, p, me + 1) - out.offset;
-  phase_clock clock(stream);
+  phase_clock clock(stream, entry);
   const int kb = int(req.key.bytes);
   rank_state s{req,
                comm,

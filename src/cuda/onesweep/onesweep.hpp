@@ -52,6 +52,11 @@ struct onesweep_tuning {
   /// all of them at once (segments/sweep.cuh; RADIX_CUDA_SEGMENT_SWEEP_MIN,
   /// 0: never)
   std::uint64_t segment_sweep_min = 16384;
+  /// Segmented sort, offsets: segments longer than this are sorted by
+  /// Onesweep one at a time, each with the whole GPU (0: n / SMs, where one
+  /// segment fills the GPU alone). Above it the sweep route takes them all
+  /// in one launch a pass (the distributed sort's buckets).
+  std::uint64_t segment_huge_min = 0;
 };
 
 template <class U, class V>

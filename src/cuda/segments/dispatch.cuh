@@ -759,7 +759,9 @@ void segmented_sort(const segmented_job<U, V>& job) {
     for (int c = 0; c < block_lists; ++c) bins.block[c] = reinterpret_cast<std::uint32_t*>(at[w.block[c]]);
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
     bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
-    bins.huge_min = captured ? 0xFFFFFFFFull : huge_min(n);
+    bins.huge_min = captured                 ? 0xFFFFFFFFull
+                    : t.segment_huge_min > 0 ? std::min<std::uint64_t>(t.segment_huge_min, 0xFFFFFFFFull)
+                                             : huge_min(n);
     // (the sweep's tickets, for the passes planned, must not wrap; where every
     // segment it could take is huge, its setup kernels would run over nothing)
     const bool sweep = w.sweep_list >= 0 && bins.huge_min > sweep_min_of(t) &&
