@@ -26,7 +26,13 @@
 //    CUDA graph. A workspace may be reused by later sorts on the same stream
 //    (not by two sorts running at once).
 //  - Without: the call allocates its workspace stream-ordered
-//    (cudaMallocAsync / cudaFreeAsync on `stream`) and does not wait either.
+//    (cudaMallocFromPoolAsync / cudaFreeAsync on `stream`) and does not wait
+//    either. The memory comes from a pool of the library's on the device,
+//    which keeps what the sorts freed for the next ones (the device's
+//    default pool hands it back at every synchronisation, and mapping it
+//    anew costs milliseconds a gigabyte), up to RADIX_CUDA_SCRATCH_CACHE
+//    bytes (K/M/G; default an eighth of the device's memory; 0: the default
+//    pool, nothing kept). release_scratch_cache() gives it back.
 //
 // Semantics are the library's (README.md, "Semantics"): stable; floats by value with
 // -0.0 == +0.0 and NaNs last (first when descending), or IEEE totalOrder with
@@ -80,8 +86,12 @@ std::size_t workspace_bytes(const sort_request& req);
 /// Sorts with a caller-provided device workspace; enqueues on `stream`, no
 /// host synchronization, no allocation.
 void sort(const sort_request& req, void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream);
-/// Sorts, allocating the workspace stream-ordered on `stream`.
+/// Sorts, allocating the workspace stream-ordered on `stream` (from the
+/// library's pool: see TWO WAYS TO CALL above).
 void sort(const sort_request& req, cudaStream_t stream);
+/// Gives back the device memory the library's pools keep between sorts
+/// called without a workspace (every device's, down to what is in use).
+void release_scratch_cache();
 
 /// The caller's second buffers of a double-buffered keys or pairs sort: room
 /// for n keys (and n values), not overlapping the request's buffers.

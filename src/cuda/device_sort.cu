@@ -18,6 +18,7 @@
 #include <string>
 
 #include "device_sort.hpp"
+#include "api/scratch_cache.hpp"
 #include "host_staging.cuh"
 #include "engine/engine.hpp"
 #include "gather.cuh"
@@ -347,6 +348,59 @@ const device_limits& current_device_limits() {
   return it->second;
 }
 
+namespace {
+/// The library pool's limit on the current device: RADIX_CUDA_SCRATCH_CACHE
+/// (bytes, K/M/G, as RADIX_SCRATCH_CACHE), else an eighth of the device's
+/// memory: sorts of up to 2^30 4-byte keys on an 80 GB GPU keep their
+/// alternates between calls.
+std::size_t scratch_cache_limit(int dev) {
+  if (const char* v = core::env::get("RADIX_CUDA_SCRATCH_CACHE"); v && *v) {
+    try {
+      return radix::detail::parse_scratch_cache_limit(v);
+    } catch (const invalid_argument&) {
+      throw invalid_argument(std::string("radix: RADIX_CUDA_SCRATCH_CACHE='") + v +
+                             "' is not a byte count (examples: 0, 512M, 2G)");
+    }
+  }
+  std::size_t total = 0;
+  cudaDeviceProp prop{};
+  RADIX_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  total = prop.totalGlobalMem;
+  return total / 8;
+}
+
+struct scratch_pools {
+  std::mutex m;
+  std::map<int, cudaMemPool_t> pools;  // nullptr: the cache is off there
+};
+scratch_pools& pools() {
+  static scratch_pools p;  // (never destroyed before the program's last sort: a function-local static)
+  return p;
+}
+}  // namespace
+
+cudaMemPool_t scratch_pool() {
+  int dev = 0;
+  RADIX_CUDA_CHECK(cudaGetDevice(&dev));
+  scratch_pools& all = pools();
+  std::lock_guard<std::mutex> lock(all.m);
+  auto it = all.pools.find(dev);
+  if (it != all.pools.end()) return it->second;
+  const std::size_t limit = scratch_cache_limit(dev);
+  cudaMemPool_t pool = nullptr;
+  if (limit > 0) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    RADIX_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+    std::uint64_t keep = limit;
+    RADIX_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
+  all.pools.emplace(dev, pool);
+  return pool;
+}
+
 bool onesweep_fits(const sort_request& r) {
   if (radix::detail::is_wide_key(r.key)) return true;  // wide keys choose per sub-request
   const variant onesweep{algorithm::onesweep, 0, 0, true};
@@ -601,6 +655,13 @@ int sort(const sort_request& req, const alternates& alt, void* d_workspace, std:
     throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
                         std::to_string(need) + " needed");
   return cuda_detail::double_buffered_sort(req, alt, d_workspace, bytes, stream, algo);
+}
+
+void release_scratch_cache() {
+  auto& all = cuda_detail::pools();
+  std::lock_guard<std::mutex> lock(all.m);
+  for (const auto& [dev, pool] : all.pools)
+    if (pool) RADIX_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
 }
 
 void sort(const sort_request& req, cudaStream_t stream) {

@@ -116,17 +116,27 @@ class host_pin {
 };
 
 /// Device memory that frees itself (stream-ordered).
+/// The pool the library's own device allocations come from on the current
+/// device (a sort called without a workspace, the host API's buffers), or
+/// nullptr where RADIX_CUDA_SCRATCH_CACHE is 0 (the device's default pool
+/// then). It keeps up to RADIX_CUDA_SCRATCH_CACHE bytes of what was freed
+/// across synchronisations: the default pool gives everything back at each
+/// one, and the next call maps it anew, milliseconds a gigabyte
+/// (device_sort.cu; radix::cuda::release_scratch_cache empties it).
+cudaMemPool_t scratch_pool();
+
 struct device_buffer {
   void* p = nullptr;
   cudaStream_t s = nullptr;
   device_buffer(std::size_t bytes, cudaStream_t stream) : s(stream) {
     if (!bytes) return;
-    const cudaError_t e = cudaMallocAsync(&p, bytes, s);
+    const cudaMemPool_t pool = scratch_pool();
+    const cudaError_t e = pool ? cudaMallocFromPoolAsync(&p, bytes, pool, s) : cudaMallocAsync(&p, bytes, s);
     if (e == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       throw out_of_memory("radix: cannot allocate " + std::to_string(bytes) + " bytes of device memory");
     }
-    if (e != cudaSuccess) throw_cuda(e, "cudaMallocAsync", __FILE__, __LINE__);
+    if (e != cudaSuccess) throw_cuda(e, pool ? "cudaMallocFromPoolAsync" : "cudaMallocAsync", __FILE__, __LINE__);
   }
   ~device_buffer() {
     if (p) cudaFreeAsync(p, s);

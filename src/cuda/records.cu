@@ -9,6 +9,7 @@
 #include "common/common.cuh"
 #include "engine/engine.hpp"
 #include "gather.cuh"
+#include "host_staging.cuh"
 #include "radix/cuda.hpp"
 #include "wide_keys.cuh"
 
@@ -102,22 +103,8 @@ void sort_records(void* d_records, std::size_t record_bytes, std::uint64_t n, co
                   const options& o) {
   cuda_detail::validate_records(d_records, d_records, record_bytes, n, key, o, true);
   const std::size_t need = cuda_detail::records_ws(record_bytes, n, key, o, true);
-  void* ws = nullptr;
-  if (need) {
-    const cudaError_t e = cudaMallocAsync(&ws, need, s);
-    if (e == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();
-      throw out_of_memory("radix: cannot allocate " + std::to_string(need) + " bytes of device memory");
-    }
-    if (e != cudaSuccess) cuda_detail::throw_cuda(e, "cudaMallocAsync", __FILE__, __LINE__);
-  }
-  try {
-    sort_records(d_records, d_records, record_bytes, n, key, ws, need, s, o);
-  } catch (...) {
-    if (ws) cudaFreeAsync(ws, s);
-    throw;
-  }
-  if (ws) RADIX_CUDA_CHECK(cudaFreeAsync(ws, s));
+  const cuda_detail::device_buffer ws(need, s);
+  sort_records(d_records, d_records, record_bytes, n, key, ws.p, need, s, o);
 }
 
 void gather(const void* d_in, void* d_out, std::size_t bytes, const void* d_perm, int index_bytes, std::uint64_t n,

@@ -23,6 +23,7 @@ inline constexpr variable variables[] = {
     {"RADIX_SCRATCH_CACHE", "bytes of scratch memory kept between sorts for reuse (K, M, G; default an eighth of physical memory, at most 4 GiB; 0: off)"},
     {"RADIX_CPU_POLICY", "CPU engine tuning fields, e.g. \"bucket_bytes=131072,max_msd_bits=11\" (src/cpu/lsd.hpp lists them)"},
     {"RADIX_TRACE", "1: the CPU engine prints the time of each phase of a sort to stderr"},
+    {"RADIX_CUDA_SCRATCH_CACHE", "bytes of device memory the CUDA engine keeps between sorts called without a workspace, per device (K, M, G; default an eighth of the device's memory; 0: off)"},
     {"RADIX_CUDA_ALGORITHM", "forces one CUDA algorithm or variant for every sort, e.g. onesweep, four_way/3"},
     {"RADIX_CUDA_ALT_POLICY", "1, 2 or 3: a build with RADIX_CUDA_ALT_POLICY_BUILD uses that alternative Onesweep policy slot"},
     {"RADIX_CUDA_NARROW", "0: Onesweep keeps full-width 32-bit keys between passes (for A/B measurements)"},
