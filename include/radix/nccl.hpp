@@ -17,10 +17,11 @@
 // - partition first (4- and 8-byte keys, alone or with 4- or 8-byte
 //   values): each rank orders its keys by their top 8 bits (one pass of the
 //   CUDA engine); the same bisection finds the cuts; the buckets travel to their share a group at a time and each share
-//   sorts every group by its lower bits as it arrives, on four streams, so
+//   sorts every group by its lower bits as it arrives, on four streams
+//   (RADIX_NCCL_SORT_STREAMS, 1 to 8, for measurements), so
 //   that the link and the sorting overlap. The groups travel by ncclSend /
 //   ncclRecv, or, for the ranks of a gpu_group, by copies between the
-//   devices (the copy engines). Six receive slots of capacity / 32 elements
+//   devices (the copy engines). Six receive slots (sort streams + 2) of capacity / 32 elements
 //   come besides (from the communicator's pool, below); where one bucket outgrows a
 //   slot (skewed keys), or the slots cannot be had, the ranks finish by sort
 //   first's exchange and merge. placement::partition_first says which ran.
@@ -59,7 +60,8 @@
 //  - cudaMalloc and cudaFree also wait for every GPU that NCCL mapped as a
 //    peer: allocate every rank's buffers before the ranks call sort, free
 //    them after all have returned. Inside a sort the library allocates only
-//    stream-ordered (cudaMallocAsync), which does not wait; its control
+//    stream-ordered (from the communicator's pool, made by prepare()), which
+//    does not wait; its control
 //    words, which NCCL's peers must reach, are cudaMalloc'd once per
 //    communicator by prepare() (gpu_group does it for its ranks).
 //  - NCCL reads and writes a peer's buffers directly in one process: the
@@ -104,8 +106,12 @@ inline std::uint64_t share_capacity(std::uint64_t total, int ranks) {
 /// must be the rank's. A sort does it on first use; in one process driving
 /// several GPUs, call it for every rank before any rank sorts (see above).
 /// release() frees both, the scratch the pool kept included: call it before
-/// ncclCommDestroy, or whenever that memory is wanted back (the next sort
-/// makes them again). gpu_group does both for its ranks.
+/// ncclCommDestroy, or whenever that memory is wanted back; the next sort
+/// makes them again (in one process driving several GPUs, call prepare() for
+/// every rank again first: its cudaMalloc waits for the peers). gpu_group
+/// does both for its ranks. In a process per GPU too, prepare() up front
+/// means a failure to allocate throws here, not in a sort whose peers would
+/// then wait for this rank in NCCL.
 void prepare(ncclComm_t comm);
 void release(ncclComm_t comm);
 

@@ -103,6 +103,8 @@ std::size_t workspace_bytes(const sort_request& req);
 /// reuse their scratch through a process-wide cache, bounded by
 /// RADIX_SCRATCH_CACHE (bytes, K/M/G; default an eighth of physical memory,
 /// at most 4 GiB; 0: off), whose buffers are freed after two seconds unused.
+/// Also gives back the device memory the CUDA engine keeps between sorts
+/// (radix::cuda::release_scratch_cache, RADIX_CUDA_SCRATCH_CACHE).
 void release_scratch_cache();
 
 /// The engine `automatic` resolves to on this machine.

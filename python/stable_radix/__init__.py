@@ -18,7 +18,8 @@ has_cuda = _core.has_cuda
 
 
 def release_scratch_cache():
-    """Frees the host scratch memory the CPU engine keeps between calls."""
+    """Frees the scratch memory kept between calls: the CPU engine's host
+    buffers and the device memory the CUDA engine's pools keep."""
     _core.release_scratch_cache()
 
 

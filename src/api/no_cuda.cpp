@@ -3,4 +3,5 @@
 
 namespace radix::detail {
 engine_impl* cuda_engine() { return nullptr; }
+void release_cuda_scratch() {}
 }  // namespace radix::detail

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/engine.hpp"
 #include "radix/core/environment.hpp"
 #include "scratch_cache.hpp"
 #include "radix/sort.hpp"
@@ -255,6 +256,9 @@ std::size_t scratch_cache_limit() { return cache().limit(); }
 
 namespace radix {
 
-void release_scratch_cache() { detail::cache().release_all(); }
+void release_scratch_cache() {
+  detail::cache().release_all();
+  detail::release_cuda_scratch();  // (the host API's sorts on a GPU fill the CUDA engine's pools)
+}
 
 }  // namespace radix

@@ -374,8 +374,8 @@ struct scratch_pools {
   std::map<int, cudaMemPool_t> pools;  // nullptr: the cache is off there
 };
 scratch_pools& pools() {
-  static scratch_pools p;  // (never destroyed before the program's last sort: a function-local static)
-  return p;
+  static auto* p = new scratch_pools;  // (never destroyed: a sort from a static destructor still finds it)
+  return *p;
 }
 }  // namespace
 

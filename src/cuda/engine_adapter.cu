@@ -108,6 +108,7 @@ class cuda_engine_impl final : public detail::engine_impl {
     const std::size_t wsb = radix::cuda::sort_records_workspace_bytes(record_bytes, n, key, d);
     std::size_t free_b = 0, total_b = 0;
     RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    free_b += pool_idle_bytes(scratch_pool());  // (what earlier sorts left in the pool is ours to reuse)
     if (2 * bytes + wsb + (std::size_t(256) << 20) > free_b) return false;
     device_lane& lane = lane_of_current_device();
     std::lock_guard<std::mutex> lock(lane.mutex);
@@ -154,6 +155,8 @@ class cuda_engine_impl final : public detail::engine_impl {
 }  // namespace radix::cuda_detail
 
 namespace radix::detail {
+
+void release_cuda_scratch() { radix::cuda::release_scratch_cache(); }
 
 engine_impl* cuda_engine() {
   static engine_impl* e = []() -> engine_impl* {

@@ -262,15 +262,18 @@ struct control_layout {
 /// sort_streams() - 1 of its own): one group, a bucket of a few million keys,
 /// leaves much of the GPU idle between its passes. On one H200, the 256
 /// buckets of 2^30 u32 keys sort in 33.4 ms on one stream, 25.8 on two, 22.0
-/// on four (bench/cuda/experiments/bucket_sorts.cu). RADIX_NCCL_SORT_STREAMS
+/// on four (bench/cuda/experiments/bucket_sweep.cu, 256 buckets). RADIX_NCCL_SORT_STREAMS
 /// (1 to max_sort_streams) sets it for A/B measurements.
 constexpr int default_sort_streams = 4;
 constexpr int max_sort_streams = 8;
 int sort_streams() {
   static const int n = [] {
     const char* e = std::getenv("RADIX_NCCL_SORT_STREAMS");
-    const int v = e ? std::atoi(e) : default_sort_streams;
-    return std::clamp(v, 1, max_sort_streams);
+    if (!e || !*e) return default_sort_streams;
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    // (anything but a count of 1 to max_sort_streams keeps the default)
+    return *end == '\0' && v >= 1 && v <= max_sort_streams ? int(v) : default_sort_streams;
   }();
   return n;
 }
@@ -308,11 +311,12 @@ std::uint64_t* control_words(ncclComm_t comm, std::size_t words) {
   RADIX_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(control_mutex);
   control_memory& m = control_registry()[comm];
-  if (m.d && (m.device != device || m.words < words)) {
+  const bool moved = m.device >= 0 && m.device != device;  // (everything below belongs to one device)
+  if (m.d && (moved || m.words < words)) {
     RADIX_CUDA_CHECK(cudaFree(m.d));
     m.d = nullptr;
   }
-  if (m.exchange && m.device != device) {
+  if (m.exchange && moved) {
     RADIX_CUDA_CHECK(cudaStreamDestroy(m.exchange));
     m.exchange = nullptr;
     for (auto& x : m.sorting) {
@@ -331,7 +335,7 @@ std::uint64_t* control_words(ncclComm_t comm, std::size_t words) {
     RADIX_CUDA_CHECK(cudaStreamCreateWithPriority(&m.exchange, cudaStreamNonBlocking, greatest));
     for (auto& x : m.sorting) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
   }
-  if (m.pool && m.device != device) {
+  if (m.pool && moved) {
     RADIX_CUDA_CHECK(cudaMemPoolDestroy(m.pool));
     m.pool = nullptr;
   }
@@ -1340,6 +1344,8 @@ std::uint64_t host_chunk_elements(const gpu_group& group, std::size_t kb, std::s
     std::size_t free_b = 0, total_b = 0;
     RADIX_CUDA_CHECK(cudaSetDevice(group.device(r)));
     RADIX_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    // (the communicator's pool keeps earlier sorts' scratch: free for this one)
+    free_b += cuda_detail::pool_idle_bytes(control_of(group.comm(r)).pool);
     least = std::min<std::uint64_t>(least, free_b);
   }
   RADIX_CUDA_CHECK(cudaSetDevice(current));

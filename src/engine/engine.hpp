@@ -69,6 +69,10 @@ engine_impl& pick_engine(engine e);
 engine_impl& cpu_engine();
 /// nullptr when the CUDA engine is not compiled in or no GPU is visible.
 engine_impl* cuda_engine();
+/// Gives back the device memory the CUDA engine's pools keep between sorts
+/// (radix::cuda::release_scratch_cache); nothing without the CUDA engine, and
+/// nothing that starts CUDA where no sort ran on a GPU.
+void release_cuda_scratch();
 /// nullptr when the OpenCL engine is not compiled in or no device is found.
 engine_impl* opencl_engine();
 

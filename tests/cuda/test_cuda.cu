@@ -25,6 +25,7 @@
 #include "cuda/onesweep/lookback_ring.cuh"
 #include "cuda/onesweep/rank_sort_agent.cuh"
 #include "cuda/common/policy.hpp"
+#include "cuda/host_staging.cuh"
 #include "cuda/testing.hpp"
 #include "harness.hpp"
 #include "radix/cuda.hpp"
@@ -492,14 +493,25 @@ TEST_CASE(buckets_kernel_finishes, true) {
 
 // Sorts called without a workspace take it from the library's pool, which
 // keeps freed memory between calls: growing, shrinking and emptied
-// (release_scratch_cache) between sorts, every result stays right.
+// (release_scratch_cache) between sorts, every result stays right, and the
+// pool holds the workspace after a synchronisation until it is emptied.
 TEST_CASE(sorts_without_a_workspace_reuse_the_pool, true) {
+  const cudaMemPool_t pool = cd::scratch_pool();  // (nullptr where RADIX_CUDA_SCRATCH_CACHE=0)
   int round = 0;
   for (std::size_t n : {std::size_t(1) << 16, std::size_t(1) << 20, std::size_t(5000), std::size_t(1) << 20}) {
     const auto k = make_keys<std::uint32_t>(n, dist::random, 60 + round);
     check_pairs<std::uint32_t, 4>(k, {}, "u32/u32 without a workspace, round " + std::to_string(round), true);
     check_pairs<std::uint32_t, 8>(k, {}, "u32/u64 without a workspace, round " + std::to_string(round), true);
-    if (round++ == 1) radix::cuda::release_scratch_cache();
+    CU(cudaDeviceSynchronize());
+    // (2^20 pairs with 8-byte values: alternates of 12 MiB)
+    if (pool && n == (std::size_t(1) << 20))
+      CHECK_MSG(cd::pool_idle_bytes(pool) >= 12 * n, "the pool kept %zu bytes after round %d", cd::pool_idle_bytes(pool),
+                round);
+    if (round++ == 1) {
+      radix::release_scratch_cache();  // (the generic call empties the CUDA engine's pools too)
+      CU(cudaDeviceSynchronize());
+      if (pool) CHECK_MSG(cd::pool_idle_bytes(pool) == 0, "the pool kept %zu bytes after release", cd::pool_idle_bytes(pool));
+    }
   }
 }
 

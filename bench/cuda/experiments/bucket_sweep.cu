@@ -1,43 +1,31 @@
-// Experiment (not built by CMake): how partition first's group sorts (src/distributed/NOTES.md) could run on
-// one GPU. u32 keys below 2^31 (a rank's share of two: 128 buckets by the top 8 bits), after the top-digit
-// pass, sorted by bits [0, 24) per bucket:
-//   calls:  one Onesweep call a bucket, in place between the buffers, round-robin over STREAMS streams
+// Experiment (not built by CMake): the single-GPU cost model of the distributed sort's partition-first order
+// (src/distributed/NOTES.md). u32 keys after the top-digit pass (bits [24, 32)), each bucket sorted by bits
+// [0, 24): BUCKETS 128, keys below 2^31 (a rank's share of two); 256, keys of all 32 bits. Variants:
+//   calls:  one Onesweep call a bucket, in place between the buffers, round-robin over 1 to 8 streams
 //           (what exchange_buckets does), with and without Programmatic Dependent Launch between the passes
 //           (a pass's blocks launched early wait on the SMs, where another stream's pass could run);
 //   sweep:  batches of B buckets, one segmented sort a batch (offsets, every bucket forced onto the sweep route:
 //           one launch a pass for the whole batch), round-robin over STREAMS streams.
-// Times with CUDA events, medians of REPS runs; every variant's result checked against the whole sort.
+// Also the whole sort and the top-digit pass alone. Times with CUDA events, medians of REPS runs; every
+// variant's result checked against the whole sort, element for element.
 // Links against a build's libradix.a (RADIX_CUDA_TYPES=dev is enough):
 //   nvcc -I TREE/include -I TREE/src -I TREE/src/core -I TREE/src/cuda -O3 -DNDEBUG \
 //     --generate-code=arch=compute_90,code=sm_90 --expt-relaxed-constexpr -std=c++20 \
 //     -o bucket_sweep bench/cuda/experiments/bucket_sweep.cu BUILD/libradix.a
-//   ./bucket_sweep [LOG2N] [REPS]
+//   ./bucket_sweep [LOG2N] [REPS] [BUCKETS]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#include "experiment.cuh"
 #include "onesweep/onesweep.hpp"
 #include "segments/segments.hpp"
 
 using namespace radix::cuda_detail;
 using U = std::uint32_t;
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);    \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
-
 namespace {
-
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.f : v[v.size() / 2];
-}
 
 int sort_range(U* keys, U* alt, std::uint64_t n, int begin, int end, void* ws, std::size_t wsb, cudaStream_t s,
                bool pdl = true) {
@@ -68,93 +56,76 @@ int main(int argc, char** argv) {
   const int log2n = argc > 1 ? std::atoi(argv[1]) : 30;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
   const std::uint64_t n = std::uint64_t(1) << log2n;
-  constexpr int buckets = 128;
+  const int buckets = argc > 3 && std::atoi(argv[3]) == 256 ? 256 : 128;
+  const U mask = buckets == 256 ? ~U(0) : U(0x7FFFFFFFu);
   std::vector<U> h(n);
   std::uint64_t x = 0x5EED;
   for (auto& k : h) {
     x += 0x9E3779B97F4A7C15ull;
     std::uint64_t z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    k = U(z ^ (z >> 31)) & 0x7FFFFFFFu;
+    k = U(z ^ (z >> 31)) & mask;
   }
   U *input, *k0, *k1, *ref, *bucketed;
-  CK(cudaMalloc(&input, n * 4));
-  CK(cudaMalloc(&k0, n * 4));
-  CK(cudaMalloc(&k1, n * 4));
-  CK(cudaMalloc(&ref, n * 4));
-  CK(cudaMalloc(&bucketed, n * 4));
-  CK(cudaMemcpy(input, h.data(), n * 4, cudaMemcpyHostToDevice));
+  CK_EXIT(cudaMalloc(&input, n * 4));
+  CK_EXIT(cudaMalloc(&k0, n * 4));
+  CK_EXIT(cudaMalloc(&k1, n * 4));
+  CK_EXIT(cudaMalloc(&ref, n * 4));
+  CK_EXIT(cudaMalloc(&bucketed, n * 4));
+  CK_EXIT(cudaMemcpy(input, h.data(), n * 4, cudaMemcpyHostToDevice));
   constexpr int max_streams = 8;
   const std::size_t wsb = onesweep_workspace_bytes<U, no_value>(sort_mode::keys, n, onesweep_tuning{}, true, false);
   void* ws[max_streams];
   cudaStream_t st[max_streams];
   for (int i = 0; i < max_streams; ++i) {
-    CK(cudaMalloc(&ws[i], std::max<std::size_t>(wsb, 1)));
-    CK(cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking));
+    CK_EXIT(cudaMalloc(&ws[i], std::max<std::size_t>(wsb, 1)));
+    CK_EXIT(cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking));
   }
   cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  auto time = [&](auto&& body) {
-    CK(cudaDeviceSynchronize());
-    CK(cudaEventRecord(e0, st[0]));
-    for (int i = 1; i < max_streams; ++i) CK(cudaStreamWaitEvent(st[i], e0, 0));
-    body();
-    for (int i = 1; i < max_streams; ++i) {
-      cudaEvent_t done;
-      CK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-      CK(cudaEventRecord(done, st[i]));
-      CK(cudaStreamWaitEvent(st[0], done, 0));
-      CK(cudaEventDestroy(done));
-    }
-    CK(cudaEventRecord(e1, st[0]));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    return ms;
-  };
+  CK_EXIT(cudaEventCreate(&e0));
+  CK_EXIT(cudaEventCreate(&e1));
+  auto time = [&](auto&& body) { return time_streams(st, max_streams, e0, e1, body); };
 
   std::vector<float> t_whole, t_top;
   for (int r = 0; r <= reps; ++r) {
-    CK(cudaMemcpy(k0, input, n * 4, cudaMemcpyDeviceToDevice));
+    CK_EXIT(cudaMemcpy(k0, input, n * 4, cudaMemcpyDeviceToDevice));
     int where = 0;
     const float ms = time([&] { where = sort_range(k0, k1, n, 0, 32, ws[0], wsb, st[0]); });
     if (r) t_whole.push_back(ms);
-    if (r == 0) CK(cudaMemcpy(ref, where ? k1 : k0, n * 4, cudaMemcpyDeviceToDevice));
+    if (r == 0) CK_EXIT(cudaMemcpy(ref, where ? k1 : k0, n * 4, cudaMemcpyDeviceToDevice));
   }
   for (int r = 0; r <= reps; ++r) {
-    CK(cudaMemcpy(k0, input, n * 4, cudaMemcpyDeviceToDevice));
+    CK_EXIT(cudaMemcpy(k0, input, n * 4, cudaMemcpyDeviceToDevice));
     int where = 0;
     const float ms = time([&] { where = sort_range(k0, k1, n, 24, 32, ws[0], wsb, st[0]); });
     if (r) t_top.push_back(ms);
-    if (r == 0) CK(cudaMemcpy(bucketed, where ? k1 : k0, n * 4, cudaMemcpyDeviceToDevice));
+    if (r == 0) CK_EXIT(cudaMemcpy(bucketed, where ? k1 : k0, n * 4, cudaMemcpyDeviceToDevice));
   }
   std::vector<U> hb(n), want(n), got(n);
-  CK(cudaMemcpy(hb.data(), bucketed, n * 4, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(want.data(), ref, n * 4, cudaMemcpyDeviceToHost));
+  CK_EXIT(cudaMemcpy(hb.data(), bucketed, n * 4, cudaMemcpyDeviceToHost));
+  CK_EXIT(cudaMemcpy(want.data(), ref, n * 4, cudaMemcpyDeviceToHost));
   std::vector<std::uint64_t> bound(buckets + 1, n);
   bound[0] = 0;
   for (int d = 1; d < buckets; ++d)
     bound[d] = std::lower_bound(hb.begin(), hb.end(), U(d) << 24, [](U a, U b) { return (a >> 24) < (b >> 24); }) -
                hb.begin();
-  std::printf("u32 keys below 2^31, 2^%d, %d reps: whole sort %.3f ms, top-digit pass %.3f ms; %d buckets\n", log2n,
-              reps, median(t_whole), median(t_top), buckets);
+  std::printf("u32 keys %s, 2^%d, %d reps: whole sort %.3f ms, top-digit pass %.3f ms; %d buckets\n",
+              buckets == 256 ? "of 32 bits" : "below 2^31", log2n, reps, median(t_whole), median(t_top), buckets);
   auto check = [&](auto&& where_of) {
     std::uint64_t bad = 0;
     for (int d = 0; d < buckets; ++d)
-      CK(cudaMemcpy(got.data() + bound[d], where_of(d) + bound[d], (bound[d + 1] - bound[d]) * 4,
+      CK_EXIT(cudaMemcpy(got.data() + bound[d], where_of(d) + bound[d], (bound[d + 1] - bound[d]) * 4,
                     cudaMemcpyDeviceToHost));
     for (std::uint64_t i = 0; i < n; ++i) bad += got[i] != want[i];
     return bad;
   };
 
-  for (const auto [streams, pdl] : {std::pair{2, true}, std::pair{4, true}, std::pair{4, false}, std::pair{8, true},
-                                   std::pair{8, false}}) {
+  for (const auto [streams, pdl] : {std::pair{1, true}, std::pair{2, true}, std::pair{3, true}, std::pair{4, true},
+                                   std::pair{4, false}, std::pair{8, true}, std::pair{8, false}}) {
     std::vector<float> t;
     std::uint64_t bad = 0;
     for (int r = 0; r <= reps; ++r) {
-      CK(cudaMemcpy(k0, bucketed, n * 4, cudaMemcpyDeviceToDevice));
+      CK_EXIT(cudaMemcpy(k0, bucketed, n * 4, cudaMemcpyDeviceToDevice));
       std::vector<int> where(buckets);
       const float ms = time([&] {
         for (int d = 0; d < buckets; ++d)
@@ -177,8 +148,8 @@ int main(int argc, char** argv) {
     for (int b = 0; b < batches; ++b)
       for (int j = 0; j <= batch; ++j) off.push_back(bound[b * batch + j] - bound[b * batch]);
     std::uint64_t* d_off = nullptr;
-    CK(cudaMalloc(&d_off, off.size() * 8));
-    CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
+    CK_EXIT(cudaMalloc(&d_off, off.size() * 8));
+    CK_EXIT(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
     std::uint64_t most = 0;
     for (int b = 0; b < batches; ++b) most = std::max(most, bound[(b + 1) * batch] - bound[b * batch]);
     const onesweep_tuning t = swept();
@@ -189,11 +160,11 @@ int main(int argc, char** argv) {
         const radix::segments segs = radix::segments::from_offsets(d_off + b * (batch + 1), std::uint64_t(batch));
         sw_bytes = std::max(sw_bytes, segmented_workspace_bytes<U, no_value>(sort_mode::keys, most, segs, t));
       }
-      for (auto& p : sws) CK(cudaMalloc(&p, sw_bytes));
+      for (auto& p : sws) CK_EXIT(cudaMalloc(&p, sw_bytes));
       std::vector<float> tt;
       std::uint64_t bad = 0;
       for (int r = 0; r <= reps; ++r) {
-        CK(cudaMemcpy(k0, bucketed, n * 4, cudaMemcpyDeviceToDevice));
+        CK_EXIT(cudaMemcpy(k0, bucketed, n * 4, cudaMemcpyDeviceToDevice));
         const float ms = time([&] {
           for (int b = 0; b < batches; ++b) {
             segmented_job<U, no_value> job;
@@ -218,9 +189,9 @@ int main(int argc, char** argv) {
                   "%llu differ (workspace %.1f MiB a stream)\n",
                   batches, batch, streams, median(tt), (median(t_top) + median(tt)) / median(t_whole),
                   static_cast<unsigned long long>(bad), sw_bytes / 1048576.0);
-      for (auto p : sws) CK(cudaFree(p));
+      for (auto p : sws) CK_EXIT(cudaFree(p));
     }
-    CK(cudaFree(d_off));
+    CK_EXIT(cudaFree(d_off));
   }
   return 0;
 }

@@ -16,26 +16,14 @@
 #include <cstdlib>
 #include <vector>
 
+#include "experiment.cuh"
 #include "radix/cuda.hpp"
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);    \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 namespace {
 
 __global__ void fill(std::uint32_t* k, std::uint64_t n) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * std::uint64_t(blockDim.x)) {
-    std::uint64_t z = i * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    k[i] = std::uint32_t(z ^ (z >> 31));
-  }
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * std::uint64_t(blockDim.x))
+    k[i] = std::uint32_t(splitmix_at(i, 0));
 }
 
 template <class Call, class Restore>
@@ -43,10 +31,10 @@ double median_ms(int reps, cudaStream_t s, Restore restore, Call call) {
   std::vector<double> t;
   for (int r = 0; r <= reps; ++r) {
     restore();
-    CK(cudaStreamSynchronize(s));
+    CK_EXIT(cudaStreamSynchronize(s));
     const auto t0 = std::chrono::steady_clock::now();
     call();
-    CK(cudaStreamSynchronize(s));
+    CK_EXIT(cudaStreamSynchronize(s));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (r) t.push_back(ms);
   }
@@ -62,26 +50,26 @@ int main(int argc, char** argv) {
   std::printf("RADIX_CUDA_SCRATCH_CACHE=%s\n| op | n | workspace ms | allocating ms | allocating / workspace |\n"
               "|---|---|---|---|---|\n", cache ? cache : "(unset)");
   cudaStream_t s;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CK_EXIT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (int log2n : {20, 24, 28}) {
     const std::uint64_t n = std::uint64_t(1) << log2n;
     std::uint32_t *in, *k, *v, *vin;
-    CK(cudaMalloc(&in, n * 4));
-    CK(cudaMalloc(&k, n * 4));
-    CK(cudaMalloc(&v, n * 4));
-    CK(cudaMalloc(&vin, n * 4));
+    CK_EXIT(cudaMalloc(&in, n * 4));
+    CK_EXIT(cudaMalloc(&k, n * 4));
+    CK_EXIT(cudaMalloc(&v, n * 4));
+    CK_EXIT(cudaMalloc(&vin, n * 4));
     fill<<<1024, 256>>>(in, n);
     fill<<<1024, 256>>>(vin, n);
-    CK(cudaDeviceSynchronize());
+    CK_EXIT(cudaDeviceSynchronize());
     const auto restore = [&] {
-      CK(cudaMemcpyAsync(k, in, n * 4, cudaMemcpyDeviceToDevice, s));
-      CK(cudaMemcpyAsync(v, vin, n * 4, cudaMemcpyDeviceToDevice, s));
+      CK_EXIT(cudaMemcpyAsync(k, in, n * 4, cudaMemcpyDeviceToDevice, s));
+      CK_EXIT(cudaMemcpyAsync(v, vin, n * 4, cudaMemcpyDeviceToDevice, s));
     };
     for (bool pairs : {false, true}) {
       const std::size_t wsb = pairs ? radix::cuda::sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t>(n)
                                     : radix::cuda::sort_keys_workspace_bytes<std::uint32_t>(n);
       void* ws = nullptr;
-      CK(cudaMalloc(&ws, wsb));
+      CK_EXIT(cudaMalloc(&ws, wsb));
       const double with = median_ms(reps, s, restore, [&] {
         if (pairs) radix::cuda::sort_pairs(k, v, n, ws, wsb, s);
         else radix::cuda::sort_keys(k, n, ws, wsb, s);
@@ -92,12 +80,12 @@ int main(int argc, char** argv) {
       });
       std::printf("| %s | 2^%d | %.3f | %.3f | %.2f |\n", pairs ? "u32/u32 pairs" : "u32 keys", log2n, with, without,
                   without / with);
-      CK(cudaFree(ws));
+      CK_EXIT(cudaFree(ws));
     }
-    CK(cudaFree(in));
-    CK(cudaFree(k));
-    CK(cudaFree(v));
-    CK(cudaFree(vin));
+    CK_EXIT(cudaFree(in));
+    CK_EXIT(cudaFree(k));
+    CK_EXIT(cudaFree(v));
+    CK_EXIT(cudaFree(vin));
   }
   return 0;
 }

@@ -2,9 +2,11 @@
 // against a tree's headers, not by CMake): a CUDA call checked in main(), and
 // torch.randn-like keys (normal floats) generated on the GPU from a seed.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #define CK(x)                                                                              \
@@ -15,6 +17,45 @@
       return 1;                                                                            \
     }                                                                                      \
   } while (0)
+
+/// CK's form for code outside main() (lambdas, helpers): a failed call ends the program.
+#define CK_EXIT(x)                                                                         \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+/// The median of a run's times.
+inline float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.f : v[v.size() / 2];
+}
+
+/// Milliseconds of `body`, which enqueues work on streams s[0..k): the device idle before, the other
+/// streams start after an event on s[0], and s[0] waits for all of them at the end.
+template <class Body>
+float time_streams(const cudaStream_t* s, int k, cudaEvent_t e0, cudaEvent_t e1, Body&& body) {
+  CK_EXIT(cudaDeviceSynchronize());
+  CK_EXIT(cudaEventRecord(e0, s[0]));
+  for (int i = 1; i < k; ++i) CK_EXIT(cudaStreamWaitEvent(s[i], e0, 0));
+  body();
+  for (int i = 1; i < k; ++i) {
+    cudaEvent_t done;
+    CK_EXIT(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    CK_EXIT(cudaEventRecord(done, s[i]));
+    CK_EXIT(cudaStreamWaitEvent(s[0], done, 0));
+    CK_EXIT(cudaEventDestroy(done));
+  }
+  CK_EXIT(cudaEventRecord(e1, s[0]));
+  CK_EXIT(cudaEventSynchronize(e1));
+  CK_EXIT(cudaGetLastError());
+  float ms = 0;
+  CK_EXIT(cudaEventElapsedTime(&ms, e0, e1));
+  return ms;
+}
 
 /// Element i's 64 random bits of a splitmix64 stream from `seed`.
 __device__ __forceinline__ std::uint64_t splitmix_at(std::uint64_t i, std::uint64_t seed) {

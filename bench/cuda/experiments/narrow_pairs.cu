@@ -51,11 +51,6 @@ __global__ void uniform_keys(K* k, V* v, std::uint64_t n, std::uint64_t seed) {
   }
 }
 
-static float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 template <class K, class V>
 int run(int log2n, int reps) {
   const std::uint64_t n = std::uint64_t(1) << log2n;

@@ -37,11 +37,6 @@ template std::size_t onesweep_workspace_bytes<std::uint32_t, no_value>(sort_mode
 
 using namespace radix::cuda_detail;
 
-static float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 /// The keys of a pattern (host side: the swaps need a sequential generator to be reproducible).
 static std::vector<std::uint32_t> make_keys(const std::string& dist, std::uint64_t n, int log2n) {
   std::vector<std::uint32_t> k(n);

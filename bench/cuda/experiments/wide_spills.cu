@@ -74,11 +74,6 @@ __global__ void iota(std::uint32_t* v32, std::uint64_t* v64, std::uint64_t n) {
   }
 }
 
-static float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 /// V: no_value, std::uint32_t or std::uint64_t.
 template <class V>
 int run(int log2n, int reps, key_kind kind) {

@@ -83,6 +83,16 @@ struct device_limits {
 };
 const device_limits& current_device_limits();  // device_sort.cu
 
+/// Bytes a memory pool holds mapped but not handed out: free for its next
+/// allocations, though cudaMemGetInfo counts them as used (0 without a pool).
+inline std::size_t pool_idle_bytes(cudaMemPool_t pool) {
+  if (!pool) return 0;
+  std::uint64_t reserved = 0, used = 0;
+  RADIX_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  RADIX_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  return reserved > used ? std::size_t(reserved - used) : 0;
+}
+
 /// A value computed once per device and kept: a kernel's shared-memory limit
 /// (cudaFuncSetAttribute) and its occupancy belong to the device current when
 /// they were set or asked, so a process that sorts on several GPUs needs each

@@ -54,8 +54,10 @@ struct onesweep_tuning {
   std::uint64_t segment_sweep_min = 16384;
   /// Segmented sort, offsets: segments longer than this are sorted by
   /// Onesweep one at a time, each with the whole GPU (0: n / SMs, where one
-  /// segment fills the GPU alone). Above it the sweep route takes them all
-  /// in one launch a pass (the distributed sort's buckets).
+  /// segment fills the GPU alone); those from segment_sweep_min up to it take
+  /// the sweep route, one launch a pass for all of them. Raised, it sends
+  /// long segments to the sweep route (bench/cuda/experiments/bucket_sweep.cu).
+  /// Under graph capture every long segment takes the sweep route anyway.
   std::uint64_t segment_huge_min = 0;
 };
 
