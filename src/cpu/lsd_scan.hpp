@@ -56,6 +56,39 @@ template <core::key_form F, bool Detect, class U>
   return i;
 }
 
+/// Whether keys [i, e) hold a -0.0 or a NaN (bit patterns: `sign` alone, or
+/// magnitude bits above `nan_above`). A loop of ORs alone, which vectorises:
+/// the scan's counting loops call it on each block they have just counted
+/// (in L1 by then), where the same test inside them, key by key, cost 32-bit
+/// floats half the scan's speed (bench/results/cpu-2026-11-28-float-scan.md).
+/// Where the CPU has AVX2 the loop is compiled for it too (the baseline build
+/// vectorises it four keys at a time, with an emulated unsigned compare).
+template <class U>
+inline U specials_in_plain(const U* keys, std::uint64_t i, std::uint64_t e, U nan_above) {
+  constexpr U sign = core::ordered_codec<U>::sign;
+  U sp = 0;
+  for (; i < e; ++i) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+  return sp;
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+template <class U>
+[[gnu::noinline]] __attribute__((target("avx2"))) U specials_in_avx2(const U* keys, std::uint64_t i, std::uint64_t e,
+                                                                     U nan_above) {
+  constexpr U sign = core::ordered_codec<U>::sign;
+  U sp = 0;
+  for (; i < e; ++i) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+  return sp;
+}
+#endif
+template <class U>
+[[gnu::noinline]] U specials_in(const U* keys, std::uint64_t i, std::uint64_t e, U nan_above) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return specials_in_avx2(keys, i, e, nan_above);
+#endif
+  return specials_in_plain(keys, i, e, nan_above);
+}
+
 /// The upfront read: which bits vary, is the input sorted, and, once a
 /// thread sees disorder in its chunk, a histogram of the top `spec_bits_`
 /// bits of the key range (the MSD digit of the hybrid route lies there in
@@ -109,30 +142,38 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
     if (bad && SR) {  // this chunk is unsorted: count the rest on the way, then the prefix
       std::uint64_t* h = spec_hist_.data() + std::size_t(t) * SR;
       const std::uint64_t prefix_end = i;
+      // (Detect: each block of `detect_block` keys checked after it is counted)
+      constexpr std::uint64_t detect_block = 2048;
       if (SR <= 4096) {
         // four interleaved copies (in L1/L2 at this size): keys of few distinct
         // digits then increment four counters in turn instead of waiting on one
         std::vector<std::uint64_t> h4(std::size_t(3) * SR, 0);
-        for (; i + 4 <= e; i += 4) {
-          U o[4];
-          for (int j = 0; j < 4; ++j) {
-            o[j] = core::ordered_as<F>(codec, keys[i + j]);
-            v |= U(o[j] ^ ref);
-            if constexpr (Detect) sp |= U(U(keys[i + j] == sign) | U(U(keys[i + j] & U(~sign)) > nan_above));
+        while (e - i >= 4) {
+          const std::uint64_t from = i, to = i + std::min<std::uint64_t>((e - i) & ~std::uint64_t(3), detect_block);
+          for (; i < to; i += 4) {
+            U o[4];
+            for (int j = 0; j < 4; ++j) {
+              o[j] = core::ordered_as<F>(codec, keys[i + j]);
+              v |= U(o[j] ^ ref);
+            }
+            ++h[core::digit_of<U>(o[0], sshift, sb)];
+            ++h4[core::digit_of<U>(o[1], sshift, sb)];
+            ++h4[SR + core::digit_of<U>(o[2], sshift, sb)];
+            ++h4[2 * std::size_t(SR) + core::digit_of<U>(o[3], sshift, sb)];
           }
-          ++h[core::digit_of<U>(o[0], sshift, sb)];
-          ++h4[core::digit_of<U>(o[1], sshift, sb)];
-          ++h4[SR + core::digit_of<U>(o[2], sshift, sb)];
-          ++h4[2 * std::size_t(SR) + core::digit_of<U>(o[3], sshift, sb)];
+          if constexpr (Detect) sp |= specials_in(keys, from, to, nan_above);
         }
         for (unsigned c = 0; c < 3; ++c)
           for (unsigned d = 0; d < SR; ++d) h[d] += h4[std::size_t(c) * SR + d];
       }
-      for (; i < e; ++i) {
-        const U o = core::ordered_as<F>(codec, keys[i]);
-        v |= U(o ^ ref);
-        ++h[core::digit_of<U>(o, sshift, sb)];
-        if constexpr (Detect) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
+      while (i < e) {
+        const std::uint64_t from = i, to = i + std::min(e - i, detect_block);
+        for (; i < to; ++i) {
+          const U o = core::ordered_as<F>(codec, keys[i]);
+          v |= U(o ^ ref);
+          ++h[core::digit_of<U>(o, sshift, sb)];
+        }
+        if constexpr (Detect) sp |= specials_in(keys, from, to, nan_above);
       }
       for (std::uint64_t j = b; j < prefix_end; ++j)
         ++h[core::digit_of<U>(core::ordered_as<F>(codec, keys[j]), sshift, sb)];
