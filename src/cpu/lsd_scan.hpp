@@ -64,7 +64,7 @@ template <core::key_form F, bool Detect, class U>
 /// Where the CPU has AVX2 the loop is compiled for it too (the baseline build
 /// vectorises it four keys at a time, with an emulated unsigned compare).
 template <class U>
-inline U specials_in_plain(const U* keys, std::uint64_t i, std::uint64_t e, U nan_above) {
+[[gnu::always_inline]] inline U specials_loop(const U* keys, std::uint64_t i, std::uint64_t e, U nan_above) {
   constexpr U sign = core::ordered_codec<U>::sign;
   U sp = 0;
   for (; i < e; ++i) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
@@ -74,10 +74,7 @@ inline U specials_in_plain(const U* keys, std::uint64_t i, std::uint64_t e, U na
 template <class U>
 [[gnu::noinline]] __attribute__((target("avx2"))) U specials_in_avx2(const U* keys, std::uint64_t i, std::uint64_t e,
                                                                      U nan_above) {
-  constexpr U sign = core::ordered_codec<U>::sign;
-  U sp = 0;
-  for (; i < e; ++i) sp |= U(U(keys[i] == sign) | U(U(keys[i] & U(~sign)) > nan_above));
-  return sp;
+  return specials_loop(keys, i, e, nan_above);
 }
 #endif
 template <class U>
@@ -86,7 +83,7 @@ template <class U>
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return specials_in_avx2(keys, i, e, nan_above);
 #endif
-  return specials_in_plain(keys, i, e, nan_above);
+  return specials_loop(keys, i, e, nan_above);
 }
 
 /// The upfront read: which bits vary, is the input sorted, and, once a
