@@ -362,11 +362,9 @@ std::size_t scratch_cache_limit(int dev) {
                              "' is not a byte count (examples: 0, 512M, 2G)");
     }
   }
-  std::size_t total = 0;
   cudaDeviceProp prop{};
   RADIX_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-  total = prop.totalGlobalMem;
-  return total / 8;
+  return prop.totalGlobalMem / 8;
 }
 
 struct scratch_pools {
@@ -387,16 +385,7 @@ cudaMemPool_t scratch_pool() {
   auto it = all.pools.find(dev);
   if (it != all.pools.end()) return it->second;
   const std::size_t limit = scratch_cache_limit(dev);
-  cudaMemPool_t pool = nullptr;
-  if (limit > 0) {
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = dev;
-    RADIX_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-    std::uint64_t keep = limit;
-    RADIX_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
+  const cudaMemPool_t pool = limit > 0 ? make_keeping_pool(dev, limit) : nullptr;
   all.pools.emplace(dev, pool);
   return pool;
 }

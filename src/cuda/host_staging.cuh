@@ -115,7 +115,6 @@ class host_pin {
   std::unique_lock<std::mutex> only_one_;  // released after the unregistration (members die after the body)
 };
 
-/// Device memory that frees itself (stream-ordered).
 /// The pool the library's own device allocations come from on the current
 /// device (a sort called without a workspace, the host API's buffers), or
 /// nullptr where RADIX_CUDA_SCRATCH_CACHE is 0 (the device's default pool
@@ -125,6 +124,7 @@ class host_pin {
 /// (device_sort.cu; radix::cuda::release_scratch_cache empties it).
 cudaMemPool_t scratch_pool();
 
+/// Device memory that frees itself (stream-ordered, from scratch_pool()).
 struct device_buffer {
   void* p = nullptr;
   cudaStream_t s = nullptr;

@@ -339,15 +339,7 @@ std::uint64_t* control_words(ncclComm_t comm, std::size_t words) {
     RADIX_CUDA_CHECK(cudaMemPoolDestroy(m.pool));
     m.pool = nullptr;
   }
-  if (!m.pool) {
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    RADIX_CUDA_CHECK(cudaMemPoolCreate(&m.pool, &props));
-    std::uint64_t keep = ~std::uint64_t(0);
-    RADIX_CUDA_CHECK(cudaMemPoolSetAttribute(m.pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
+  if (!m.pool) m.pool = cuda_detail::make_keeping_pool(device, ~std::uint64_t(0));
   return m.d;
 }
 

@@ -83,6 +83,20 @@ struct device_limits {
 };
 const device_limits& current_device_limits();  // device_sort.cu
 
+/// A stream-ordered memory pool on device `dev` that keeps up to `keep` bytes
+/// of freed memory mapped across synchronisations (the device's default pool
+/// keeps none, and the next allocation maps it anew).
+inline cudaMemPool_t make_keeping_pool(int dev, std::uint64_t keep) {
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = dev;
+  cudaMemPool_t pool = nullptr;
+  RADIX_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  RADIX_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  return pool;
+}
+
 /// Bytes a memory pool holds mapped but not handed out: free for its next
 /// allocations, though cudaMemGetInfo counts them as used (0 without a pool).
 inline std::size_t pool_idle_bytes(cudaMemPool_t pool) {
