@@ -199,7 +199,7 @@ Job job_for(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t 
 template <class U, class V>
 int typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size_t wsb, cudaStream_t s,
                const variant& algo, const alternates& alt = {}, void* sorted_keys = nullptr,
-               std::uint64_t* wide_indices = nullptr) {
+               std::uint64_t* wide_indices = nullptr, const input_inset& inset = {}) {
   require_compiled<U, V>(algo);
   if (is_multipass(algo)) {
     if constexpr (multipass_compiled<U, V>()) {
@@ -217,6 +217,7 @@ int typed_sort(const core::sort_plan& p, U* keys, V* values, void* ws, std::size
     j.wide_indices = wide_indices;
     j.key_alt = static_cast<U*>(alt.keys);
     if constexpr (!std::is_same_v<V, no_value>) j.value_alt = static_cast<V*>(alt.values);
+    j.inset = {static_cast<const U*>(inset.keys), inset.begin, inset.end};
     return onesweep_sort<U, V>(j);
   }
   return 0;
@@ -314,14 +315,22 @@ std::size_t double_buffered_workspace(const sort_request& r, const alternates& a
 }
 
 int double_buffered_sort(const sort_request& r, const alternates& alt, void* ws, std::size_t wsb, cudaStream_t s,
-                         const variant& algo) {
+                         const variant& algo, const input_inset& inset = {}) {
   const core::sort_plan p = core::plan_sort(r, caps_of(algo));
-  if (!uses_alternates(p, r, alt, algo)) {
+  const bool native = uses_alternates(p, r, alt, algo);
+  if (inset.active() && (!native || is_multipass(algo) || p.route != core::value_route::none)) {
+    // only Onesweep's keys read an inset where it lies: the others have it copied in
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(r.keys) + inset.begin * p.key_bytes, inset.keys,
+                                     (inset.end - inset.begin) * p.key_bytes, cudaMemcpyDeviceToDevice, s));
+    return double_buffered_sort(r, alt, ws, wsb, s, algo);
+  }
+  if (!native) {
     planned_sort(p, r, ws, wsb, s, algo);
     return 0;
   }
   return core::with_types<v128>(p, [&]<class U, class V>() {
-    return typed_sort<U, V>(p, static_cast<U*>(r.keys), static_cast<V*>(r.values), ws, wsb, s, algo, alt);
+    return typed_sort<U, V>(p, static_cast<U*>(r.keys), static_cast<V*>(r.values), ws, wsb, s, algo, alt, nullptr,
+                            nullptr, inset);
   });
 }
 
@@ -645,6 +654,31 @@ int sort(const sort_request& req, const alternates& alt, void* d_workspace, std:
                         std::to_string(need) + " needed");
   return cuda_detail::double_buffered_sort(req, alt, d_workspace, bytes, stream, algo);
 }
+
+}  // namespace radix::cuda
+
+namespace radix::cuda_detail {
+
+int sort_with_inset(const sort_request& req, const radix::cuda::alternates& alt, const input_inset& inset,
+                    void* d_workspace, std::size_t bytes, cudaStream_t stream) {
+  validate(req, true);
+  radix::cuda::validate_alternates(req, alt, true);
+  if (inset.active() && (inset.keys == nullptr || inset.end > req.n))
+    throw invalid_argument("radix: an inset of keys [" + std::to_string(inset.begin) + ", " +
+                           std::to_string(inset.end) + ") does not lie in an input of " + std::to_string(req.n) +
+                           (inset.keys ? "" : " (and has no keys)"));
+  if (req.n == 0) return 0;
+  const radix::cuda::variant algo = radix::cuda::choose(req);
+  const std::size_t need = double_buffered_workspace(req, alt, algo);
+  if (bytes < need || (need && d_workspace == nullptr))
+    throw out_of_memory("radix: CUDA workspace of " + std::to_string(bytes) + " bytes is too small; " +
+                        std::to_string(need) + " needed");
+  return double_buffered_sort(req, alt, d_workspace, bytes, stream, algo, inset);
+}
+
+}  // namespace radix::cuda_detail
+
+namespace radix::cuda {
 
 void release_scratch_cache() {
   auto& all = cuda_detail::pools();

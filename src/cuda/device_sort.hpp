@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "radix/cuda.hpp"
 #include "radix/sort.hpp"
@@ -21,5 +22,22 @@ void device_sort(const sort_request& r, void* ws, std::size_t wsb, cudaStream_t 
 /// (the tables are tuned on an H100; GPUs with less shared memory per block,
 /// such as sm_86/89/120 with 99 KiB, take reduce_then_scan where it does not).
 bool onesweep_fits(const sort_request& r);
+
+/// Elements [begin, end) of a double-buffered sort's input keys that lie at
+/// `keys` (contiguous, of the request's key type) instead of in req.keys.
+struct input_inset {
+  const void* keys = nullptr;
+  std::uint64_t begin = 0, end = 0;
+  bool active() const { return end > begin; }
+};
+/// radix::cuda::sort(req, alt, ...) (the double-buffer form) over an input
+/// part of which lies elsewhere: for a caller that assembles its input from
+/// runs (the distributed sort: its own run beside those that arrived) and
+/// would otherwise copy one in first. Keys alone on Onesweep's tiled route
+/// read the inset where it is, in their first pass (one read of it, no
+/// write); every other request has it copied into req.keys first, on
+/// `stream`. req.keys[begin, end) is never read.
+int sort_with_inset(const sort_request& req, const radix::cuda::alternates& alt, const input_inset& inset,
+                    void* d_workspace, std::size_t bytes, cudaStream_t stream);
 
 }  // namespace radix::cuda_detail

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cuda/common/common.cuh"
+#include "cuda/device_sort.hpp"
 #include "radix/core/bucket_exchange.hpp"
 #include "radix/core/exchange_plan.hpp"
 #include "radix/core/merge_path.hpp"
@@ -866,10 +867,17 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
     auto copy = [&](void* to, const void* from, std::uint64_t bytes) {
       RADIX_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, exchange));
     };
+    // Keys alone: the group's sort reads this rank's own run where it lies
+    // (an inset of its input), which saves a read and a write of it
+    cuda_detail::input_inset inset;
+    if (mine && vb == 0)
+      for (const auto& pc : ex.pieces(j))
+        if (pc.from == me && pc.to == me && pc.length > 0)
+          inset = {s.key_at(buf, pc.source), pc.target - g.begin, pc.target - g.begin + pc.length};
     stamp(transfer_marks, exchange);
     if (transport == bucket_transport::copy_engines) {
       for (const auto& pc : ex.pieces(j)) {
-        if (pc.to != me) continue;
+        if (pc.to != me || (pc.from == me && inset.active())) continue;
         const char* keys = reinterpret_cast<const char*>(std::uintptr_t(peers[2 * pc.from]));
         const char* values = reinterpret_cast<const char*>(std::uintptr_t(peers[2 * pc.from + 1]));
         copy(key_to(pc.target), keys + pc.source * kb, pc.length * kb);
@@ -888,7 +896,7 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
       }
       RADIX_NCCL_CHECK(ncclGroupEnd());
       for (const auto& pc : ex.pieces(j))
-        if (pc.from == me && pc.to == me) {
+        if (pc.from == me && pc.to == me && !inset.active()) {
           copy(key_to(pc.target), s.key_at(buf, pc.source), pc.length * kb);
           if (vb) copy(value_to(pc.target), s.value_at(buf, pc.source), pc.length * vb);
         }
@@ -919,7 +927,7 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
     }
     w.ensure(need);
     const auto call_begin = host_clock::now();
-    const int ended = cuda::sort(r, alt, w.p, w.bytes, on);
+    const int ended = cuda_detail::sort_with_inset(r, alt, inset, w.p, w.bytes, on);
     if (profile) sort_calls_ms += since(call_begin);
     if ((ended == 1) != in_slot) {  // the result is in the slot: move it into place
       ++copies_back;

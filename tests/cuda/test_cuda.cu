@@ -25,6 +25,7 @@
 #include "cuda/onesweep/lookback_ring.cuh"
 #include "cuda/onesweep/rank_sort_agent.cuh"
 #include "cuda/common/policy.hpp"
+#include "cuda/device_sort.hpp"
 #include "cuda/host_staging.cuh"
 #include "cuda/testing.hpp"
 #include "harness.hpp"
@@ -701,6 +702,86 @@ TEST_CASE(double_buffer_errors, true) {
   odd.end_bit = 24;
   check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(20000, dist::random, 5), odd, "small odd", 1);
   check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(20000, dist::all_equal, 5), odd, "small equal", 1);
+}
+
+/// An input assembled from runs (the distributed sort's groups): keys
+/// [b, e) lie in another buffer, `misalign` elements past an aligned start,
+/// and the input's own [b, e) is poison. The double-buffered sort must read
+/// them there (keys on Onesweep's tiled route: its histogram, first pass and a
+/// finish after no pass) or copy them in (every other route), and leave them
+/// untouched. VB > 0: pairs of VB-byte values (the copy).
+template <class H, std::size_t VB>
+void check_inset(const std::vector<H>& in, std::size_t b, std::size_t e, std::size_t misalign, options o,
+                 const std::string& what) {
+  const std::size_t n = in.size();
+  std::vector<H> poisoned = in;
+  for (std::size_t i = b; i < e; ++i) std::memset(&poisoned[i], 0xA5, sizeof(H));
+  std::vector<H> run(misalign + (e - b));
+  std::copy(in.begin() + std::ptrdiff_t(b), in.begin() + std::ptrdiff_t(e), run.begin() + std::ptrdiff_t(misalign));
+  dvec<H> k0(poisoned), k1(n), inset(run);
+  if (n) CU(cudaMemset(k1.p, 0x5A, n * sizeof(H)));  // poison the alternates
+  std::vector<std::uint32_t> vals(VB ? n : 0);
+  for (std::size_t i = 0; i < vals.size(); ++i) vals[i] = std::uint32_t(i);
+  dvec<std::uint32_t> v0(vals), v1(vals.size());
+  sort_request req;
+  req.op = VB ? operation::pairs : operation::keys;
+  req.key = key_desc_of<H>();
+  req.n = n;
+  req.keys = k0.p;
+  req.values = VB ? v0.p : nullptr;
+  req.value_bytes = VB;
+  req.opts = o;
+  const radix::cuda::alternates alt{k1.p, VB ? v1.p : nullptr};
+  const std::size_t wsb = radix::cuda::workspace_bytes(req, alt);
+  dvec<unsigned char> ws(wsb);
+  const int sel = cd::sort_with_inset(req, alt, {inset.p + misalign, b, e}, ws.p, wsb, 0);
+  CU(cudaDeviceSynchronize());
+  auto rk = in;
+  std::vector<std::uint32_t> rv = vals;
+  if (VB) radix::sort_pairs(std::span<H>(rk), std::span<std::uint32_t>(rv), cpu(o));
+  else radix::sort(std::span<H>(rk), cpu(o));
+  const std::string at = what + " n=" + std::to_string(n) + " inset [" + std::to_string(b) + ", " +
+                         std::to_string(e) + ") +" + std::to_string(misalign);
+  CHECK_MSG(same_bytes((sel ? k1 : k0).down(), rk), "keys with an inset %s", at.c_str());
+  if (VB) CHECK_MSG((sel ? v1 : v0).down() == rv, "values with an inset %s", at.c_str());
+  CHECK_MSG(same_bytes(inset.down(), run), "the inset was written %s", at.c_str());
+}
+
+TEST_CASE(double_buffer_inset, true) {
+  const std::size_t big = std::size_t(1) << 21;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(70000), std::size_t(300007),
+                        big + 3}) {
+    for (dist d : {dist::random, dist::sorted, dist::all_equal}) {
+      const auto k32 = make_keys<std::uint32_t>(n, d, n + 11);
+      const auto k64 = make_keys<std::uint64_t>(n, d, n + 12);
+      options odd;  // three passes: the result in the alternates
+      odd.end_bit = 24;
+      options whole;  // four passes: back in the keys
+      const std::string w = dist_name(d);
+      for (std::size_t m : {std::size_t(0), std::size_t(1)}) {
+        check_inset<std::uint32_t, 0>(k32, 0, n / 2, m, odd, "u32 bits 0-24 " + w);
+        check_inset<std::uint32_t, 0>(k32, n / 3, n - n / 3, m, whole, "u32 " + w);
+        check_inset<std::uint32_t, 0>(k32, n / 2, n, m, odd, "u32 bits 0-24 " + w);
+        check_inset<std::uint64_t, 0>(k64, n / 5, std::max(n / 5, n ? n - 1 : 0), m, whole, "u64 " + w);
+      }
+      check_inset<std::uint32_t, 0>(k32, 0, n, 3, whole, "u32 all of it " + w);
+      check_inset<std::uint32_t, 4>(k32, n / 4, n / 2, 1, odd, "u32/u32 bits 0-24 " + w);
+      check_inset<float, 0>(make_keys<float>(n, d, n + 13), n / 2, n, 1, whole, "f32 " + w);
+    }
+  }
+  // an inset past the input's end is refused before anything runs
+  dvec<std::uint32_t> a(make_keys<std::uint32_t>(5000, dist::random, 1)), b(5000);
+  sort_request req;
+  req.key = key_desc_of<std::uint32_t>();
+  req.n = 5000;
+  req.keys = a.p;
+  bool threw = false;
+  try {
+    cd::sort_with_inset(req, {b.p, nullptr}, {b.p, 4000, 6000}, nullptr, 0, 0);
+  } catch (const radix::invalid_argument&) {
+    threw = true;
+  }
+  CHECK_MSG(threw, "an inset past the input's end did not throw invalid_argument");
 }
 
 TEST_CASE(argsort_index_widths, false) {

@@ -54,6 +54,9 @@ struct onesweep_kernels {
   }
   static constexpr auto histogram_kernel =
       onesweep_histogram_kernel<U, hist_threads, hist_vectors, histogram_shape::min_blocks>;
+  /// Inputs with keys elsewhere (key_inset) read them in kernels of their
+  /// own: integer keys alone of 4 or 8 bytes, on the long tiles (reads_inset).
+  static constexpr bool inset_compiled = std::is_same_v<V, no_value> && sizeof(U) >= 4 && Alt == 0;
   struct residency {
     int scatter = 1, histogram = 1;  ///< blocks per SM
   };
@@ -84,6 +87,10 @@ struct onesweep_kernels {
       if (r.status == cudaSuccess && may_be_float)
         r.status = cudaFuncSetAttribute(scatter_kernel_for<scatter_forms::floats>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
+      if constexpr (inset_compiled)
+        if (r.status == cudaSuccess)
+          r.status = cudaFuncSetAttribute(scatter_kernel_for<scatter_forms::linear_inset>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(scatter::smem_bytes));
       // (only the default tier's single-tile kernel is ever launched: onesweep_run)
       if constexpr (Alt == 0)
         if (r.status == cudaSuccess && single::smem_bytes <= optin)
@@ -303,6 +310,26 @@ std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const ones
       .layout.total();
 }
 
+/// Whether onesweep_run reads a job's inset where it lies: integer keys alone
+/// of 4 or 8 bytes with the caller's alternates, on the long tiles of the
+/// default policy (onesweep_kernels::inset_compiled). The single-block
+/// kernels, comparison counting and the other tiers read the input their
+/// own ways; the MSD buckets never run with the caller's alternates.
+template <class U, class V>
+bool reads_inset(const onesweep_job<U, V>& job) {
+  using K = onesweep_kernels<U, V>;
+  if constexpr (!K::inset_compiled) {
+    return false;
+  } else {
+    const onesweep_tuning& t = job.tuning;
+    const bool small = K::pol.medium_n > 0 && t.small_tiles && job.n <= K::pol.medium_n;
+    const bool mid = K::pol.mid_n > 0 && t.mid_tiles && job.n > K::pol.medium_n && job.n <= K::pol.mid_n;
+    return job.mode == sort_mode::keys && job.key_alt != nullptr && job.codec.linear() && t.alt_policy == 0 && !small &&
+           !mid && !use_rank_sort<U, V>(job.n, t) && !use_single_tile<U, V>(job.n, t);
+  }
+}
+
+
 template <class U, class V, int Alt>
 int onesweep_run(const onesweep_job<U, V>& job);
 
@@ -314,6 +341,14 @@ int onesweep_run(const onesweep_job<U, V>& job);
 /// mid_tier: sm90_mid_tiles, above medium_n and at most mid_n.
 template <class U, class V>
 int onesweep_sort(const onesweep_job<U, V>& job) {
+  if (job.inset.active() && !reads_inset(job)) {  // the inset copied into the input first
+    RADIX_CUDA_CHECK(cudaMemcpyAsync(job.keys + job.inset.begin, job.inset.keys,
+                                     (job.inset.end - job.inset.begin) * sizeof(U), cudaMemcpyDeviceToDevice,
+                                     static_cast<cudaStream_t>(job.stream)));
+    onesweep_job<U, V> whole = job;
+    whole.inset = {};
+    return onesweep_sort(whole);
+  }
   if constexpr (sizeof(U) == 1) {
     if (use_counting_block(job)) {
       onesweep_params<U, V> p;
@@ -404,6 +439,15 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   p.range_mask = core::bit_range_mask<U>(job.begin_bit, end_bit);
   p.ring_cfg = job.tuning.ring;
   p.whole_tiles = job.tuning.whole_tiles && sm90_whole_tiles(int(sizeof(U)), K::value_bytes, n);
+  // The scatter reads the inset a warp's keys at a time: its ends, where they
+  // fall inside a warp's keys, are copied home by the histogram kernel.
+  if (job.inset.active()) {
+    if (!K::inset_compiled) throw invalid_argument("radix: internal: an inset reached kernels that cannot read it");
+    constexpr std::uint64_t warp_keys = 32 * std::uint64_t(K::items);
+    const std::uint64_t inner_begin = (job.inset.begin + warp_keys - 1) / warp_keys * warp_keys;
+    const std::uint64_t inner_end = job.inset.end / warp_keys * warp_keys;
+    if (inner_begin < inner_end) p.inset = {job.inset.keys + (inner_begin - job.inset.begin), inner_begin, inner_end};
+  }
 
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
   const bool single = use_single_tile<U, V>(n, job.tuning);
@@ -461,7 +505,15 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   hp.passes = passes;
   hp.ctl = p.ctl;
   // 32-bit keys only (scatter_agent::can_narrow); the high half must be in range to be checked
-  hp.narrow_ok = !std::is_void_v<narrow_key_t<U>> && job.mode == sort_mode::keys && end_bit == key_bits && job.tuning.narrow;
+  // (not with an inset: the plan takes the high half from the input's first key)
+  hp.narrow_ok = !std::is_void_v<narrow_key_t<U>> && job.mode == sort_mode::keys && end_bit == key_bits &&
+                 job.tuning.narrow && !job.inset.active();
+  hp.inset = job.inset;
+  if (job.inset.active()) {
+    hp.inset_home = job.keys;
+    hp.inner_begin = p.inset.begin;
+    hp.inner_end = p.inset.end;
+  }
   hp.byte_digits = passes.count == int(sizeof(U));
   for (int ps = 0; ps < passes.count; ++ps)
     hp.byte_digits &= passes.shift[ps] == 8 * ps && passes.bits[ps] == 8 && passes.bin_offset[ps] == 256 * ps;
@@ -471,7 +523,15 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   hp.bucket_capacity = unsigned(bucket_threads) * block_sort_agent<U, V>::items;
   constexpr std::uint64_t chunk = std::uint64_t(K::hist_threads) * K::hist_vectors * (16 / sizeof(U));
   const std::uint64_t hist_grid = std::min<std::uint64_t>((n + chunk - 1) / chunk, std::uint64_t(sms) * resident.histogram);
-  K::histogram_kernel<<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
+  if constexpr (K::inset_compiled) {
+    if (hp.inset.active())
+      onesweep_histogram_kernel<U, K::hist_threads, K::hist_vectors, histogram_shape::min_blocks, true>
+          <<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
+    else
+      K::histogram_kernel<<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
+  } else {
+    K::histogram_kernel<<<unsigned(hist_grid), K::hist_threads, 0, stream>>>(hp);
+  }
   RADIX_CUDA_CHECK_LAUNCH("radix onesweep_histogram_kernel");
 
   // 3'. keys only, every bit of 1-byte integer keys: a counting sort writes them out
@@ -487,7 +547,9 @@ int onesweep_run(const onesweep_job<U, V>& job) {
 
   // 3. one kernel per digit, a persistent grid taking tiles by ticket
   const std::uint64_t scatter_grid = std::min<std::uint64_t>(tiles, std::uint64_t(sms) * resident.scatter);
-  const auto scatter_kernel = K::scatter_kernel_of(p.codec);
+  auto scatter_kernel = K::scatter_kernel_of(p.codec);
+  if constexpr (K::inset_compiled)
+    if (job.inset.active()) scatter_kernel = K::template scatter_kernel_for<scatter_forms::linear_inset>;
   // (each launched as a dependent of the kernel before it: no gap between passes)
   for (int ps = 0; ps < passes.count; ++ps)
     launch_dependent(pdl, scatter_kernel, unsigned(scatter_grid), K::threads, K::scatter::smem_bytes, stream,

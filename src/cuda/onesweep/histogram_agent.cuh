@@ -31,9 +31,15 @@ struct histogram_params {
   /// bucket of the top pass's digit holds at most this many, that pass alone
   /// runs and the buckets are sorted block by block (control::msd).
   unsigned bucket_capacity = 0;
+  key_inset<U> inset{};  ///< keys of the input that lie elsewhere (params.cuh)
+  /// Where the inset's ends go, its keys outside [inner_begin, inner_end) (the
+  /// input's own buffer), or nullptr: the scatter then reads the inset
+  /// only whole warps' keys at a time (onesweep_run).
+  U* inset_home = nullptr;
+  std::uint64_t inner_begin = 0, inner_end = 0;
 };
 
-template <class U, int Threads, int Vectors>
+template <class U, int Threads, int Vectors, bool Inset = false>
 struct histogram_agent {
   static constexpr int per_vec = 16 / int(sizeof(U));
   static constexpr int per_thread = Vectors * per_vec;
@@ -215,6 +221,12 @@ struct histogram_agent {
     U before[Vectors];
   };
   __device__ __forceinline__ void load_chunk(std::uint64_t base, chunk_regs& c) const {
+    if constexpr (Inset) {
+      if (p.inset.meets(base, chunk)) {
+        load_chunk_inset(base, c);
+        return;
+      }
+    }
     const uint4* src = reinterpret_cast<const uint4*>(p.keys + base);
 #pragma unroll
     for (int k = 0; k < Vectors; ++k) c.v[k] = __ldg(src + k * Threads + threadIdx.x);
@@ -226,6 +238,30 @@ struct histogram_agent {
         // pattern is below every ordered key: floats, signed, descending)
         c.before[k] = ld_nc(p.keys + (first ? first - 1 : 0));
       }
+    }
+  }
+
+  /// Input key i (scalar: the last partial chunk, or unaligned keys).
+  __device__ __forceinline__ U key_at(const U* keys, std::uint64_t i) const {
+    if constexpr (Inset) return p.inset.at(keys, i);
+    else return ld_nc(keys + i);
+  }
+
+  /// load_chunk() for a chunk that meets the inset: vectors that meet it are
+  /// gathered key by key (the inset need not be aligned like the keys).
+  __device__ __forceinline__ void load_chunk_inset(std::uint64_t base, chunk_regs& c) const {
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) {
+      const std::uint64_t first = base + (std::uint64_t(k) * Threads + threadIdx.x) * per_vec;
+      if (p.inset.meets(first, per_vec)) {
+        U raw[per_vec];
+#pragma unroll
+        for (int j = 0; j < per_vec; ++j) raw[j] = p.inset.at(p.keys, first + j);
+        memcpy(&c.v[k], raw, 16);
+      } else {
+        c.v[k] = __ldg(reinterpret_cast<const uint4*>(p.keys + first));
+      }
+      if ((threadIdx.x & 31u) == 0) c.before[k] = p.inset.at(p.keys, first ? first - 1 : 0);
     }
   }
 
@@ -276,8 +312,22 @@ struct histogram_agent {
     return descent;
   }
 
+  /// The inset's ends, copied home by the first block (a few thousand keys at
+  /// most); the scatter kernels, which wait for this one, read them there.
+  __device__ void copy_inset_ends() const {
+    const bool inner = p.inner_end > p.inner_begin;
+    const std::uint64_t head_end = inner ? p.inner_begin : p.inset.end;
+    for (std::uint64_t i = p.inset.begin + threadIdx.x; i < head_end; i += Threads)
+      p.inset_home[i] = ld_nc(p.inset.keys + (i - p.inset.begin));
+    if (inner)
+      for (std::uint64_t i = p.inner_end + threadIdx.x; i < p.inset.end; i += Threads)
+        p.inset_home[i] = ld_nc(p.inset.keys + (i - p.inset.begin));
+  }
+
   template <core::key_form Form>
   __device__ void process_impl() {
+    if constexpr (Inset)
+      if (p.inset_home && blockIdx.x == 0) copy_inset_ends();
     for (int i = threadIdx.x; i < copies * copy_stride; i += Threads) s.hist[i] = 0;
     __syncthreads();
     const U* keys = p.keys;
@@ -316,10 +366,10 @@ struct histogram_agent {
         for (int j = 0; j < group_keys; ++j) {
           const std::uint64_t i = i0 + std::uint64_t(j) * Threads + threadIdx.x;
           if (i < end) {
-            const U raw = ld_nc(keys + i);
+            const U raw = key_at(keys, i);
             o[j] = ordered<Form>(raw);
             if constexpr (Form == core::key_form::canonical) canon_used |= o[j] != p.codec.biased(raw);
-            if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked<Form>(ld_nc(keys + i - 1));
+            if (i > 0) unsorted |= U(o[j] & p.range_mask) < masked<Form>(key_at(keys, i - 1));
             valid = j + 1;
           }
         }

@@ -9,9 +9,11 @@
 
 namespace radix::cuda_detail {
 
-template <class U, int Threads, int Vectors, int MinBlocks>
+/// Inset: the input has keys elsewhere (key_inset; a kernel of its own, so
+/// that every other sort's histogram stays as it was).
+template <class U, int Threads, int Vectors, int MinBlocks, bool Inset = false>
 __global__ void __launch_bounds__(Threads, MinBlocks) onesweep_histogram_kernel(const histogram_params<U> p) {
-  using agent = histogram_agent<U, Threads, Vectors>;
+  using agent = histogram_agent<U, Threads, Vectors, Inset>;
   __shared__ typename agent::storage s;
   agent{p, s}.process();
 }
@@ -78,6 +80,13 @@ __device__ __forceinline__ void finish_output(const onesweep_params<U, V>& p, st
   if (p.out_of_place()) {  // the passes end in sorted_keys; with none, the input is the result
     if (k == 0)
       for (std::uint64_t i = first; i < p.n; i += stride) p.sorted_keys[i] = p.keys[i];
+    return;
+  }
+  if (k == 0 && p.inset.active()) {  // no pass ran: the input, part of it elsewhere, is the result
+    if (p.result == result_buffer::alternate)
+      for (std::uint64_t i = first; i < p.n; i += stride) p.key_alt[0][i] = p.inset.at(p.keys, i);
+    else
+      for (std::uint64_t i = first + p.inset.begin; i < p.inset.end; i += stride) p.keys[i] = p.inset.at(p.keys, i);
     return;
   }
   if (p.mode == sort_mode::argsort) {

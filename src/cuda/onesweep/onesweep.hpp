@@ -81,6 +81,10 @@ struct onesweep_job {
   /// the workspace holds none), or nullptr.
   U* key_alt = nullptr;
   V* value_alt = nullptr;
+  /// Keys of the input that lie elsewhere (key_inset, params.cuh): keys with
+  /// the caller's alternates; onesweep_sort copies them in where its route
+  /// would read the input otherwise than through the tiled kernels.
+  key_inset<U> inset{};
   void* workspace = nullptr;  ///< device
   std::size_t workspace_bytes = 0;
   void* stream = nullptr;  ///< cudaStream_t

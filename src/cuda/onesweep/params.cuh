@@ -16,6 +16,28 @@ constexpr int max_bins = 2048;   // sum over passes of 2^bits (64-bit keys, 8-bi
 /// (lookback_ring.cuh): the ring may hold at most ring_groups - 2 groups.
 constexpr unsigned ring_groups = 2048;
 
+/// Keys [begin, end) of a sort's input that lie elsewhere, at `keys`: the
+/// histogram kernel, the first pass that runs and a finish after no pass read
+/// them from there, so that a caller assembling its input from runs (the
+/// distributed sort: its own run beside those that arrived) need not copy
+/// one in first. Keys alone with the caller's alternates, on the tiled
+/// route; onesweep_sort copies it in for any other.
+template <class U>
+struct key_inset {
+  const U* keys = nullptr;
+  std::uint64_t begin = 0, end = 0;
+
+  __host__ __device__ bool active() const { return end > begin; }
+  /// Whether [first, first + count) and the inset share an element.
+  __device__ __forceinline__ bool meets(std::uint64_t first, std::uint64_t count) const {
+    return first < end && first + count > begin;
+  }
+  /// Element i of the input whose other elements are in `input`.
+  __device__ __forceinline__ U at(const U* input, std::uint64_t i) const {
+    return ld_nc(i >= begin && i < end ? keys + (i - begin) : input + i);
+  }
+};
+
 /// The passes of one sort, least significant first (from core::plan_passes).
 struct pass_list {
   int count = 0;
@@ -90,6 +112,8 @@ struct onesweep_params {
   /// A tile whose keys all have the pass's digit is written as it was read
   /// (scatter_agent::whole_tile); off only for A/B measurements.
   bool whole_tiles = true;
+  /// Keys of the input that lie elsewhere (key_inset; keys with the caller's alternates)
+  key_inset<U> inset{};
 
   /// Keys sorted out of place (CUB's d_keys_in / d_keys_out): the caller's
   /// keys are only read, by the first pass, and the last pass writes

@@ -72,6 +72,10 @@ enum class scatter_forms : std::uint8_t {
   /// registers (bench/results/segments-h100-2026-11-27-sweep.md).
   canonical,  ///< floats whose codec canonicalises (numeric order)
   biased,     ///< floats whose codec does not (IEEE total order)
+  /// Integer keys alone whose input has keys elsewhere (key_inset), read
+  /// there by the first pass that runs: a kernel of its own, so that every
+  /// other sort's stays as it was.
+  linear_inset,
 };
 
 /// Where a tile of a pass lies, as a tile source (below) finds it.
@@ -209,7 +213,7 @@ struct scatter_agent {
   /// double-buffered by iteration parity), so no warp waits on the atomic.
   __device__ void process() {
     using core::key_form;
-    if constexpr (Forms == scatter_forms::linear) {
+    if constexpr (Forms == scatter_forms::linear || Forms == scatter_forms::linear_inset) {
       run<key_form::linear>();
     } else if constexpr (Forms == scatter_forms::canonical) {
       run<key_form::canonical>();
@@ -299,7 +303,7 @@ struct scatter_agent {
     begin_tile();
     const tile_span t = span_of(seq, tile_idx);
     tile_regs r;
-    load_keys<NarrowSrc>(buf, t, r);
+    load_keys<NarrowSrc>(buf, t, r, e);
     if constexpr (prefetch) load_values_striped(buf.vsrc, value_base(buf, t), t.warp_base, t.valid, r.vals);
     __syncthreads();  // counters cleared
     const unsigned count = rank_and_stage<Form>(buf, t, r);  // publishes the tile's counts on the way
@@ -352,14 +356,21 @@ struct scatter_agent {
   }
 
   /// Load: the warp's keys, warp-striped, through shared memory (cp.async).
+  /// The first pass that runs (e = 0) reads the input, some of whose keys
+  /// may lie elsewhere (key_inset, scatter_forms::linear_inset; its ends
+  /// fall between warps' keys, onesweep_run sees to it).
   template <bool NarrowSrc>
-  __device__ __forceinline__ void load_keys(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r) {
+  __device__ __forceinline__ void load_keys(const pass_buffers<U, V>& buf, const tile_span& t, tile_regs& r, int e) {
     if constexpr (NarrowSrc) {
       // the low halves; the high half every key shares is put back
       load_t::striped_widen(reinterpret_cast<const N*>(buf.ksrc) + t.base + t.warp_base, t.valid - t.warp_base, r.keys,
                             tile_keys() + t.warp_base, narrow_high(), U(0));
     } else {
-      load_t::striped(buf.ksrc + t.base + t.warp_base, t.valid - t.warp_base, r.keys, tile_keys() + t.warp_base, U(0));
+      const std::uint64_t first = t.base + t.warp_base;
+      const U* src = buf.ksrc + first;
+      if constexpr (Forms == scatter_forms::linear_inset)
+        if (e == 0 && first >= p.inset.begin && first < p.inset.end) src = p.inset.keys + (first - p.inset.begin);
+      load_t::striped(src, t.valid - t.warp_base, r.keys, tile_keys() + t.warp_base, U(0));
     }
   }
 
