@@ -420,6 +420,38 @@ TEST_CASE(dist_two_ranks_large, false) {
                                          expect_order::sort_first);  // (one bucket: keys below 2^24)
 }
 
+// Keys alone: each group's sort reads the rank's own run where it lies (an
+// inset of its input) on the engine's long tiles, which only groups of more
+// than 2^19 4-byte keys (2^21 8-byte ones) reach: slots of 1.2M keys,
+// groups of 8 buckets (2^20 keys, 27 bits: four passes, in place through the
+// slot), with bits from 5 (24 bits: three passes, from the slot into place),
+// 8-byte keys descending, and over NCCL's send and receive (in place).
+TEST_CASE(dist_two_ranks_own_run_in_place, false) {
+  if (!have_gpus(2)) return;
+  gpu_group g(2);
+  scoped_env order("RADIX_NCCL_ORDER", "partition_first");
+  {
+    scoped_env budget("RADIX_NCCL_GROUP", "1200000");
+    scoped_env aim("RADIX_NCCL_GROUP_TARGET", "1150000");  // (8 random buckets hold about 2^20 keys, more or less)
+    run_case<std::uint32_t, void>(g, dist::uniform, {(1 << 24) + 5, (1 << 24) - 3}, {}, "u32/uniform/32M, 4 passes",
+                                  expect_order::partition_first);
+    radix::options from5;
+    from5.begin_bit = 5;
+    run_case<std::uint32_t, void>(g, dist::uniform, {(1 << 24) - 7, 1 << 24}, from5, "u32/uniform/32M, bits 5-32",
+                                  expect_order::partition_first);
+    scoped_env transport("RADIX_NCCL_NO_COPY_ENGINES", "1");
+    run_case<std::uint32_t, void>(g, dist::uniform, {1 << 24, (1 << 24) + 9}, {}, "u32/uniform/32M, NCCL",
+                                  expect_order::partition_first);
+  }
+  // 8-byte keys reach the long tiles above 2^21 keys: groups of 32 buckets
+  scoped_env budget("RADIX_NCCL_GROUP", "4300000");
+  scoped_env aim("RADIX_NCCL_GROUP_TARGET", "4300000");
+  radix::options desc;
+  desc.direction = radix::order::descending;
+  run_case<std::uint64_t, void>(g, dist::uniform, {(1 << 24) + 1, 1 << 24}, desc, "u64/uniform/32M, descending",
+                                expect_order::partition_first);
+}
+
 TEST_CASE(dist_all_gpus, false) {
   if (!have_gpus(3)) return;
   gpu_group g;
