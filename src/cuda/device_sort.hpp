@@ -36,7 +36,8 @@ struct input_inset {
 /// would otherwise copy one in first. Keys alone on Onesweep's tiled route
 /// read the inset where it is, in their first pass (one read of it, no
 /// write); every other request has it copied into req.keys first, on
-/// `stream`. req.keys[begin, end) is never read.
+/// `stream`. req.keys[begin, end) is never read; the inset must not overlap
+/// the keys or their alternates, and is only read.
 int sort_with_inset(const sort_request& req, const radix::cuda::alternates& alt, const input_inset& inset,
                     void* d_workspace, std::size_t bytes, cudaStream_t stream);
 
