@@ -80,6 +80,11 @@ onesweep_tuning& tuning_override() {
   return t;
 }
 
+std::atomic<std::uint64_t>& inset_sorts() {
+  static std::atomic<std::uint64_t> count{0};
+  return count;
+}
+
 namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw invalid_argument("radix: " + what); }

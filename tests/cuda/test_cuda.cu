@@ -712,7 +712,7 @@ TEST_CASE(double_buffer_errors, true) {
 /// untouched. VB > 0: pairs of VB-byte values (the copy).
 template <class H, std::size_t VB>
 void check_inset(const std::vector<H>& in, std::size_t b, std::size_t e, std::size_t misalign, options o,
-                 const std::string& what) {
+                 const std::string& what, bool in_place = false) {
   const std::size_t n = in.size();
   std::vector<H> poisoned = in;
   for (std::size_t i = b; i < e; ++i) std::memset(&poisoned[i], 0xA5, sizeof(H));
@@ -734,8 +734,10 @@ void check_inset(const std::vector<H>& in, std::size_t b, std::size_t e, std::si
   const radix::cuda::alternates alt{k1.p, VB ? v1.p : nullptr};
   const std::size_t wsb = radix::cuda::workspace_bytes(req, alt);
   dvec<unsigned char> ws(wsb);
+  const std::uint64_t before = cd::inset_sorts().load();
   const int sel = cd::sort_with_inset(req, alt, {inset.p + misalign, b, e}, ws.p, wsb, 0);
   CU(cudaDeviceSynchronize());
+  const bool read_in_place = cd::inset_sorts().load() != before;
   auto rk = in;
   std::vector<std::uint32_t> rv = vals;
   if (VB) radix::sort_pairs(std::span<H>(rk), std::span<std::uint32_t>(rv), cpu(o));
@@ -745,6 +747,8 @@ void check_inset(const std::vector<H>& in, std::size_t b, std::size_t e, std::si
   CHECK_MSG(same_bytes((sel ? k1 : k0).down(), rk), "keys with an inset %s", at.c_str());
   if (VB) CHECK_MSG((sel ? v1 : v0).down() == rv, "values with an inset %s", at.c_str());
   CHECK_MSG(same_bytes(inset.down(), run), "the inset was written %s", at.c_str());
+  CHECK_MSG(read_in_place == in_place, "%s: the inset was %s", at.c_str(),
+            read_in_place ? "read in place, not copied" : "copied in, not read in place");
 }
 
 TEST_CASE(double_buffer_inset, true) {
@@ -758,17 +762,51 @@ TEST_CASE(double_buffer_inset, true) {
       odd.end_bit = 24;
       options whole;  // four passes: back in the keys
       const std::string w = dist_name(d);
+      // (the long tiles read the inset in place: 2^21 + 3 keys here)
+      const bool long_tiles = n == big + 3;
       for (std::size_t m : {std::size_t(0), std::size_t(1)}) {
-        check_inset<std::uint32_t, 0>(k32, 0, n / 2, m, odd, "u32 bits 0-24 " + w);
-        check_inset<std::uint32_t, 0>(k32, n / 3, n - n / 3, m, whole, "u32 " + w);
-        check_inset<std::uint32_t, 0>(k32, n / 2, n, m, odd, "u32 bits 0-24 " + w);
-        check_inset<std::uint64_t, 0>(k64, n / 5, std::max(n / 5, n ? n - 1 : 0), m, whole, "u64 " + w);
+        check_inset<std::uint32_t, 0>(k32, 0, n / 2, m, odd, "u32 bits 0-24 " + w, long_tiles);
+        check_inset<std::uint32_t, 0>(k32, n / 3, n - n / 3, m, whole, "u32 " + w, long_tiles);
+        check_inset<std::uint32_t, 0>(k32, n / 2, n, m, odd, "u32 bits 0-24 " + w, long_tiles);
+        check_inset<std::uint64_t, 0>(k64, n / 5, std::max(n / 5, n ? n - 1 : 0), m, whole, "u64 " + w, long_tiles);
       }
-      check_inset<std::uint32_t, 0>(k32, 0, n, 3, whole, "u32 all of it " + w);
+      check_inset<std::uint32_t, 0>(k32, 0, n, 3, whole, "u32 all of it " + w, n == big + 3);
       check_inset<std::uint32_t, 4>(k32, n / 4, n / 2, 1, odd, "u32/u32 bits 0-24 " + w);
       check_inset<float, 0>(make_keys<float>(n, d, n + 13), n / 2, n, 1, whole, "f32 " + w);
     }
   }
+  // Inputs in order but for one descent where the inset ends: the histogram's
+  // order check must compare the inset's last key with the next one, also
+  // where the inset ends at a chunk of the histogram (4096 u32 keys, 2048 u64
+  // ones), inside or at the end of a warp's keys (896, 832).
+  {
+    const std::size_t n = big + 3;
+    auto in_order_but_one = [&]<class K>(K, std::size_t e, const std::string& what) {
+      std::vector<K> v = make_keys<K>(n, dist::random, e);
+      for (auto& x : v) x >>= 4;
+      std::sort(v.begin(), v.begin() + std::ptrdiff_t(e));
+      std::sort(v.begin() + std::ptrdiff_t(e), v.end());
+      const K high = K(K(0xD) << (8 * sizeof(K) - 4)), low = K(K(0xB) << (8 * sizeof(K) - 4));
+      for (std::size_t i = 0; i < n; ++i) v[i] |= i < e ? high : low;
+      options whole;
+      check_inset<K, 0>(v, 0, e, 0, whole, what, true);
+      options odd;  // bits [8, 32): three passes (u64: seven)
+      odd.begin_bit = 8;
+      check_inset<K, 0>(v, 0, e, 1, odd, what + " (an odd number of passes)", true);
+    };
+    in_order_but_one(std::uint32_t{}, 28672, "u32 sorted but at the inset's end, 7 chunks");
+    in_order_but_one(std::uint32_t{}, 12288, "u32 sorted but at the inset's end, 3 chunks");
+    in_order_but_one(std::uint64_t{}, 26624, "u64 sorted but at the inset's end, 13 chunks");
+    in_order_but_one(std::uint64_t{}, 6144, "u64 sorted but at the inset's end, 3 chunks");
+    // an inset within one warp's keys (copied home whole), and a first pass
+    // that is not the first digit's (every key's low byte the same)
+    const auto k32 = make_keys<std::uint32_t>(n, dist::random, 77);
+    check_inset<std::uint32_t, 0>(k32, 100, 500, 0, {}, "u32 a short inset", true);
+    auto mult = k32;
+    for (auto& x : mult) x &= ~std::uint32_t(0xFF);
+    check_inset<std::uint32_t, 0>(mult, n / 3, n - n / 3, 1, {}, "u32 low byte constant", true);
+  }
+
   // an inset past the input's end is refused before anything runs
   dvec<std::uint32_t> a(make_keys<std::uint32_t>(5000, dist::random, 1)), b(5000);
   sort_request req;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "cuda/testing.hpp"
 #include "radix/nccl.hpp"
 #include "radix/radix.hpp"
 
@@ -424,12 +425,13 @@ TEST_CASE(dist_two_ranks_large, false) {
 // inset of its input) on the engine's long tiles, which only groups of more
 // than 2^19 4-byte keys (2^21 8-byte ones) reach: slots of 1.2M keys,
 // groups of 8 buckets (2^20 keys, 27 bits: four passes, in place through the
-// slot), with bits from 5 (24 bits: three passes, from the slot into place),
+// slot), with bits from 5 (22 bits: three passes, from the slot into place),
 // 8-byte keys descending, and over NCCL's send and receive (in place).
 TEST_CASE(dist_two_ranks_own_run_in_place, false) {
   if (!have_gpus(2)) return;
   gpu_group g(2);
   scoped_env order("RADIX_NCCL_ORDER", "partition_first");
+  const std::uint64_t before = radix::cuda_detail::inset_sorts().load();
   {
     scoped_env budget("RADIX_NCCL_GROUP", "1200000");
     scoped_env aim("RADIX_NCCL_GROUP_TARGET", "1150000");  // (8 random buckets hold about 2^20 keys, more or less)
@@ -443,6 +445,9 @@ TEST_CASE(dist_two_ranks_own_run_in_place, false) {
     run_case<std::uint32_t, void>(g, dist::uniform, {1 << 24, (1 << 24) + 9}, {}, "u32/uniform/32M, NCCL",
                                   expect_order::partition_first);
   }
+  // (each rank sorts about 16 groups a case, most of them long enough to read their own run in place)
+  CHECK_MSG(radix::cuda_detail::inset_sorts().load() - before >= 60, "only %llu group sorts read their own run in place",
+            (unsigned long long)(radix::cuda_detail::inset_sorts().load() - before));
   // 8-byte keys reach the long tiles above 2^21 keys: groups of 32 buckets
   scoped_env budget("RADIX_NCCL_GROUP", "4300000");
   scoped_env aim("RADIX_NCCL_GROUP_TARGET", "4300000");

@@ -7,6 +7,7 @@
 
 #include "../common/policy.hpp"
 #include "../gather.cuh"  // widen_indices
+#include "../testing.hpp"
 #include "kernels.cuh"
 #include "onesweep.hpp"
 #include "radix/core/pass_plan.hpp"
@@ -447,6 +448,7 @@ int onesweep_run(const onesweep_job<U, V>& job) {
     const std::uint64_t inner_begin = (job.inset.begin + warp_keys - 1) / warp_keys * warp_keys;
     const std::uint64_t inner_end = job.inset.end / warp_keys * warp_keys;
     if (inner_begin < inner_end) p.inset = {job.inset.keys + (inner_begin - job.inset.begin), inner_begin, inner_end};
+    inset_sorts().fetch_add(1, std::memory_order_relaxed);
   }
 
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);

@@ -222,7 +222,8 @@ struct histogram_agent {
   };
   __device__ __forceinline__ void load_chunk(std::uint64_t base, chunk_regs& c) const {
     if constexpr (Inset) {
-      if (p.inset.meets(base, chunk)) {
+      // (from the key before the chunk: the order check's first link)
+      if (p.inset.meets(base ? base - 1 : 0, chunk + 1)) {
         load_chunk_inset(base, c);
         return;
       }
@@ -247,8 +248,9 @@ struct histogram_agent {
     else return ld_nc(keys + i);
   }
 
-  /// load_chunk() for a chunk that meets the inset: vectors that meet it are
-  /// gathered key by key (the inset need not be aligned like the keys).
+  /// load_chunk() for a chunk that meets the inset, or follows it: vectors
+  /// that meet it are gathered key by key (the inset need not be aligned like
+  /// the keys), and every key before a vector comes through the inset.
   __device__ __forceinline__ void load_chunk_inset(std::uint64_t base, chunk_regs& c) const {
 #pragma unroll
     for (int k = 0; k < Vectors; ++k) {
