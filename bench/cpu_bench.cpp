@@ -11,6 +11,7 @@
 // This file is compiled with the project's ordinary flags (no -m/-march); the
 // peers live in peers_*.cpp, built for AVX2 (see CMakeLists.txt).
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -75,6 +76,49 @@ std::string read_file_line(const char* path) {
   std::getline(f, line);
   return trim(line);
 }
+
+// ---------------------------------------------------------------------------
+// numpy.sort, timed inside Python
+// ---------------------------------------------------------------------------
+
+/// The interpreter that runs NumPy ($RADIX_BENCH_PYTHON, else python3).
+std::string python_command() {
+  const char* p = std::getenv("RADIX_BENCH_PYTHON");
+  return p && *p ? p : "python3";
+}
+
+/// One warm-up, then `reps` runs, each on a fresh copy of the keys with only
+/// the sort (or stable argsort) timed; the last result goes to `dst`
+/// (argsort: as u32 indices, converted after the timing); prints the times.
+constexpr const char* numpy_script = R"PY(
+import sys, time
+import numpy as np
+dtype, n, src, dst, reps, op = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
+x = np.fromfile(src, dtype=dtype, count=n)
+def once():
+    y = x.copy()
+    t = time.perf_counter()
+    if op == "sort":
+        y.sort()
+        out = y
+    else:
+        out = np.argsort(y, kind="stable")
+    return time.perf_counter() - t, out
+once()
+times = []
+for _ in range(reps):
+    t, out = once()
+    times.append(t)
+(out if op == "sort" else out.astype(np.uint32)).tofile(dst)
+print(" ".join(repr(t) for t in times))
+)PY";
+
+/// NumPy where the interpreter imports it: its version and the script's path.
+struct numpy_peer {
+  std::string version;
+  std::string script;
+  std::string dir;  ///< where the inputs and outputs go (removed at exit)
+};
 
 struct splitmix64 {
   std::uint64_t s;
@@ -265,16 +309,6 @@ std::string check_argsort(const std::uint32_t* keys, const std::uint32_t* idx, s
 // Contestants and measurements
 // ---------------------------------------------------------------------------
 
-struct contestant {
-  std::string id;      ///< "radix", "radix_sorter", or a peer id
-  std::string name;
-  std::string detail;
-  bool is_radix = false;
-  std::function<void()> restore;  ///< untimed: put the pristine input back
-  std::function<void()> run;      ///< timed
-  std::function<std::string()> verify;
-};
-
 struct result {
   std::string id, name, detail;
   bool is_radix = false;
@@ -283,6 +317,19 @@ struct result {
   double median_s = 0, min_s = 0, max_s = 0;
   int runs = 0;
   long long peak_extra = -1;  ///< bytes the warm-up call added to the peak resident set (-1: not measured)
+};
+
+struct contestant {
+  std::string id;      ///< "radix", "radix_sorter", or a peer id
+  std::string name;
+  std::string detail;
+  bool is_radix = false;
+  std::function<void()> restore;  ///< untimed: put the pristine input back
+  std::function<void()> run;      ///< timed
+  std::function<std::string()> verify;
+  /// A peer that times itself in another process (numpy.sort): the whole
+  /// measurement, instead of run().
+  std::function<result()> external = nullptr;
 };
 
 struct row_result {
@@ -332,6 +379,7 @@ struct config {
   std::vector<std::string> row_patterns;
   std::vector<std::string> peer_patterns;
   bool vqsort_default = false;
+  const numpy_peer* numpy = nullptr;  ///< numpy.sort runs where set
 };
 
 /// A field of /proc/self/status in kB ("VmRSS", "VmHWM"), or -1.
@@ -372,6 +420,7 @@ result measure(contestant& c, std::size_t n, const config& cfg) {
   r.name = c.name;
   r.detail = c.detail;
   r.is_radix = c.is_radix;
+  if (c.external) return c.external();
   try {
     // Warm-up (its peak memory measured: radix::sort's cache emptied first, so
     // that the scratch it takes counts), then verify.
@@ -410,6 +459,64 @@ result measure(contestant& c, std::size_t n, const config& cfg) {
     r.problem = std::string("ERROR: exception: ") + e.what();
   }
   (void)n;
+  return r;
+}
+
+std::string shell_quote(const std::string& s);
+
+/// numpy.sort (or a stable numpy.argsort) of n keys of `dtype`, timed in
+/// Python (numpy_script); its last result is read into `out` and checked.
+result numpy_measure(const numpy_peer& np, const char* dtype, const void* keys, std::size_t key_bytes, void* out,
+                     std::size_t out_bytes, std::size_t n, bool argsort, int reps,
+                     const std::function<std::string()>& verify) {
+  result r;
+  r.id = "numpy_sort";
+  r.name = argsort ? "numpy.argsort(kind=stable)" : "numpy.sort";
+  r.detail = "NumPy " + np.version + ", one thread (x86-simd-sort inside where the CPU has AVX2 or AVX-512" +
+             std::string(argsort ? "; int64 indices" : "") + "); only the sort of a fresh copy timed, inside Python";
+  const std::string in = np.dir + "/in.bin", res = np.dir + "/out.bin";
+  {
+    std::ofstream f(in, std::ios::binary);
+    f.write(static_cast<const char*>(keys), std::streamsize(n * key_bytes));
+    if (!f) {
+      r.problem = "ERROR: could not write " + in;
+      return r;
+    }
+  }
+  const std::string cmd = shell_quote(python_command()) + " " + shell_quote(np.script) + " " + dtype + " " +
+                          std::to_string(n) + " " + shell_quote(in) + " " + shell_quote(res) + " " +
+                          std::to_string(reps) + " " + (argsort ? "argsort" : "sort") + " 2>&1";
+  const std::string printed = run_command(cmd);
+  std::vector<double> ts;
+  {
+    std::istringstream is(printed);
+    double t;
+    while (is >> t) ts.push_back(t);
+  }
+  if (int(ts.size()) != reps) {
+    r.problem = "ERROR: numpy: " + printed.substr(0, 300);
+    return r;
+  }
+  {
+    std::ifstream f(res, std::ios::binary);
+    f.read(static_cast<char*>(out), std::streamsize(out_bytes));
+    if (f.gcount() != std::streamsize(out_bytes)) {
+      r.problem = "ERROR: numpy's result file is short";
+      return r;
+    }
+  }
+  std::remove(in.c_str());
+  std::remove(res.c_str());
+  if (std::string e = verify(); !e.empty()) {
+    r.problem = "INVALID: " + e;
+    return r;
+  }
+  sort_small(ts);
+  r.runs = reps;
+  r.min_s = ts.front();
+  r.max_s = ts.back();
+  r.median_s = ts.size() % 2 ? ts[ts.size() / 2] : 0.5 * (ts[ts.size() / 2 - 1] + ts[ts.size() / 2]);
+  r.valid = true;
   return r;
 }
 
@@ -452,7 +559,7 @@ void print_result_line(const row_result& rr, const result& r) {
 template <class T>
 void add_key_contestants(std::vector<contestant>& cs, T* work, const T* pristine, std::size_t n, const fingerprint& fp,
                          const std::vector<rb::peer>& peers, std::vector<std::unique_ptr<radix::sorter>>& sorters,
-                         bool low10) {
+                         bool low10, const config& cfg) {
   auto restore = [=] { std::memcpy(work, pristine, n * sizeof(T)); };
   auto verify = [=] { return check_keys(work, n, fp); };
   auto add_radix = [&](const std::string& suffix, radix::options o) {
@@ -485,6 +592,16 @@ void add_key_contestants(std::vector<contestant>& cs, T* work, const T* pristine
     if (!fn) continue;
     cs.push_back({p.id, p.name, p.detail, false, restore, [=] { fn(work, n); }, verify});
   }
+  if (const numpy_peer* np = cfg.numpy) {
+    const char* dtype = std::is_same_v<T, float> ? "float32" : sizeof(T) == 8 ? "uint64" : "uint32";
+    const int reps = cfg.repeat;
+    contestant c{"numpy_sort", "numpy.sort", "", false, restore, {}, verify};
+    c.external = [=] {
+      restore();
+      return numpy_measure(*np, dtype, pristine, sizeof(T), work, n * sizeof(T), n, false, reps, verify);
+    };
+    cs.push_back(std::move(c));
+  }
 }
 
 row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::peer>& peers) {
@@ -516,7 +633,7 @@ row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::
       u32w = buffer<std::uint32_t>(n);
       gen_u32(u32p.data(), n, cfg.seed, def.k);
       fp = fp_keys(u32p.data(), n);
-      add_key_contestants(cs, u32w.data(), u32p.data(), n, fp, peers, sorters, def.k == kind::low10);
+      add_key_contestants(cs, u32w.data(), u32p.data(), n, fp, peers, sorters, def.k == kind::low10, cfg);
       break;
     }
     case kind::u64: {
@@ -524,7 +641,7 @@ row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::
       u64w = buffer<std::uint64_t>(n);
       gen_u64(u64p.data(), n, cfg.seed);
       fp = fp_keys(u64p.data(), n);
-      add_key_contestants(cs, u64w.data(), u64p.data(), n, fp, peers, sorters, false);
+      add_key_contestants(cs, u64w.data(), u64p.data(), n, fp, peers, sorters, false, cfg);
       break;
     }
     case kind::f32: {
@@ -532,7 +649,7 @@ row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::
       f32w = buffer<float>(n);
       gen_f32(f32p.data(), n, cfg.seed);
       fp = fp_keys(f32p.data(), n);
-      add_key_contestants(cs, f32w.data(), f32p.data(), n, fp, peers, sorters, false);
+      add_key_contestants(cs, f32w.data(), f32p.data(), n, fp, peers, sorters, false, cfg);
       break;
     }
     case kind::pairs: {
@@ -608,6 +725,15 @@ row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::
         cs.push_back({p.id, p.name, p.detail + "; " + p.argsort_method, false, restore, [=] { fn(kw, iw, n); },
                       [=] { return check_argsort(kw, iw, n, st); }});
       }
+      if (const numpy_peer* np = cfg.numpy) {
+        const int reps = cfg.repeat;
+        contestant c{"numpy_sort", "numpy.argsort(kind=stable)", "", false, restore, {}, verify_stable};
+        c.external = [=] {
+          restore();
+          return numpy_measure(*np, "uint32", kp, 4, iw, n * 4, n, true, reps, verify_stable);
+        };
+        cs.push_back(std::move(c));
+      }
       rr.note = "Every argsort is checked to be the stable permutation. Peers other than std::stable_sort sort "
                 "packed u64 (key << 32 | index) and unpack; packing, buffer and unpacking are timed.";
       break;
@@ -674,7 +800,7 @@ std::vector<bar_line> compute_bars(const std::vector<row_result>& rows) {
   };
   // radix vs a named peer (or the fastest peer when peer_id is empty).
   auto vs_peer = [&](const std::string& row_id, int nominal, const std::string& peer_id, const std::string& what,
-                     double threshold) {
+                     double threshold, const std::string& radix_id = "radix") {
     bar_line b;
     b.threshold = threshold;
     const row_result* rr = find_row(rows, row_id);
@@ -685,8 +811,8 @@ std::vector<bar_line> compute_bars(const std::vector<row_result>& rows) {
       finish(b);
       return b;
     }
-    const result* rad = rr->find("radix");
-    const result* srt = rr->find("radix_sorter");
+    const result* rad = rr->find(radix_id);
+    const result* srt = radix_id == "radix" ? rr->find("radix_sorter") : nullptr;
     const result* p = peer_id.empty() ? rr->fastest_peer() : rr->find(peer_id);
     if (!rad || !rad->valid) {
       b.figures = "radix " + (rad ? rad->problem : std::string("not run"));
@@ -695,7 +821,7 @@ std::vector<bar_line> compute_bars(const std::vector<row_result>& rows) {
     } else {
       b.ratio = p->median_s / rad->median_s;
       if (srt && srt->valid) b.ratio_sorter = p->median_s / srt->median_s;
-      b.figures = fmt("radix::sort %s ms vs %s %s ms", fmt_ms(rad->median_s).c_str(), p->name.c_str(),
+      b.figures = fmt("%s %s ms vs %s %s ms", rad->name.c_str(), fmt_ms(rad->median_s).c_str(), p->name.c_str(),
                       fmt_ms(p->median_s).c_str());
       if (peer_id.empty()) {
         std::vector<std::string> bad;
@@ -711,53 +837,14 @@ std::vector<bar_line> compute_bars(const std::vector<row_result>& rows) {
     finish(b);
     return b;
   };
-  // radix on row a vs radix on row b, same implementation id.
-  auto radix_vs_radix = [&](const std::string& name, const std::string& slow_row, const std::string& fast_row,
-                            const std::string& fast_id, double threshold) {
-    bar_line b;
-    b.name = name;
-    b.threshold = threshold;
-    const row_result* s = find_row(rows, slow_row);
-    const row_result* f = find_row(rows, fast_row);
-    if (!s || !f) {
-      b.figures = std::string("needs rows ") + slow_row + " and " + fast_row;
-      finish(b);
-      return b;
-    }
-    const result* rs = s->find("radix");
-    const result* rf = f->find(fast_id);
-    const result* ss = s->find("radix_sorter");
-    const result* sf = f->find(fast_id == "radix" ? "radix_sorter" : "radix_sorter" + fast_id.substr(5));
-    if (rs && rf && rs->valid && rf->valid) {
-      b.ratio = rs->median_s / rf->median_s;
-      b.figures = fmt("%s: %s ms vs %s: %s ms", slow_row.c_str(), fmt_ms(rs->median_s).c_str(), fast_row.c_str(),
-                      fmt_ms(rf->median_s).c_str());
-      if (fast_id != "radix") b.figures += " (" + rf->name + ")";
-      if (ss && sf && ss->valid && sf->valid) b.ratio_sorter = ss->median_s / sf->median_s;
-    } else {
-      b.figures = "radix result missing or invalid";
-    }
-    finish(b);
-    return b;
-  };
-
-  bars.push_back(vs_peer("u32:26", 26, "std_sort", "std::sort", 12));
-  bars.push_back(vs_peer("u32:26", 26, "vqsort", "vqsort AVX2", 1.2));
-  bars.push_back(vs_peer("u32:27", 27, "std_sort", "std::sort", 12));
-  bars.push_back(vs_peer("u32:27", 27, "vqsort", "vqsort AVX2", 1.2));
-  bars.push_back(vs_peer("f32:26", 26, "", "fastest peer", 1.0));
-  bars.push_back(vs_peer("u64:25", 25, "", "fastest peer", 1.0));
-  bars.push_back(vs_peer("pairs:25", 25, "", "fastest peer", 1.0));
-  bars.push_back(radix_vs_radix(fmt("presorted vs shuffled u32 2^%d (radix)", size_of("u32:26", 26)), "u32:26",
-                                "presorted:26", "radix", 20));
-  bars.push_back(radix_vs_radix(fmt("10-bit keys (end_bit=10) vs full-width u32 2^%d (radix)", size_of("u32:26", 26)),
-                                "u32:26", "low10:26", "radix_endbit10", 1.8));
-  // Informational: the same without telling the library the bit range.
-  bar_line info = radix_vs_radix(
-      fmt("(info) 10-bit keys, default options vs full-width u32 2^%d (radix)", size_of("u32:26", 26)), "u32:26",
-      "low10:26", "radix", 1.8);
-  info.verdict = std::isnan(info.ratio) ? "not measured" : "info";
-  bars.push_back(info);
+  // The CPU speed issue's bars: radix::sort (one call, as users call it)
+  // against the fastest peer that ran on each of its rows, presorted keys
+  // >= 10x, and one thread on u32 2^27 against vqsort's default dispatch.
+  for (const std::string id : {"u32:24", "u32:27", "u64:26", "f32:24", "pairs:24", "low10:24"})
+    bars.push_back(vs_peer(id, std::atoi(id.c_str() + id.find(':') + 1), "", "fastest peer", 1.2));
+  bars.push_back(vs_peer("presorted:24", 24, "", "fastest peer", 10));
+  bars.push_back(vs_peer("u32:27", 27, "vqsort_default", "vqsort (default dispatch), radix on one thread", 1.0,
+                         "radix_1t"));
   return bars;
 }
 
@@ -864,7 +951,8 @@ std::string now_string() {
 
 void usage() {
   std::puts(
-      "radix_cpu_bench — the radix CPU engine against std::sort, std::stable_sort, TBB, Boost.Sort, vqsort\n"
+      "radix_cpu_bench — the radix CPU engine against std::sort, std::stable_sort, TBB, Boost.Sort, vqsort,\n"
+      "numpy.sort (in python3, or $RADIX_BENCH_PYTHON, where it imports NumPy)\n"
       "\n"
       "  --quick            small sizes (each row 2^8 times smaller), a smoke test\n"
       "  --rows LIST        comma-separated substrings of row ids to run; '-x' excludes x\n"
@@ -961,12 +1049,37 @@ int main(int argc, char** argv) {
     if (!selected(p.id, cfg.peer_patterns) && !selected(p.name, cfg.peer_patterns)) continue;
     peers.push_back(p);
   }
+  // numpy.sort, where the interpreter imports NumPy (timed in that process)
+  numpy_peer numpy;
+  const std::string numpy_detail =
+      "NumPy's sort in " + python_command() + " ($RADIX_BENCH_PYTHON), 1 thread, timed inside Python";
+  if (selected("numpy_sort", cfg.peer_patterns) && !list) {
+    numpy.version = run_command(shell_quote(python_command()) +
+                                " -c 'import numpy; print(numpy.__version__)' 2>/dev/null");
+    char dir[] = "/tmp/radix_cpu_bench_XXXXXX";
+    if (numpy.version.empty() || numpy.version.find_first_of(" \n") != std::string::npos) {
+      peer_notes.push_back("numpy.sort: not run (" + python_command() +
+                           " cannot import numpy; RADIX_BENCH_PYTHON names another interpreter)");
+    } else if (mkdtemp(dir) == nullptr) {
+      peer_notes.push_back("numpy.sort: not run (no temporary folder)");
+    } else {
+      numpy.dir = dir;
+      numpy.script = numpy.dir + "/numpy_sort.py";
+      std::ofstream(numpy.script) << numpy_script;
+      cfg.numpy = &numpy;
+    }
+  }
 
   // ---- rows ---------------------------------------------------------------
+  // The CPU speed issue's rows first (2^24 but for u32 2^27 and u64 2^26),
+  // then the larger ones earlier results files used.
   std::vector<row_def> defs = {
-      {"u32:26", kind::u32, 26},         {"u32:27", kind::u32, 27},         {"u64:25", kind::u64, 25},
-      {"f32:26", kind::f32, 26},         {"pairs:25", kind::pairs, 25},     {"pairs:26", kind::pairs, 26},
-      {"argsort:26", kind::argsort, 26}, {"presorted:26", kind::presorted, 26}, {"low10:26", kind::low10, 26},
+      {"u32:24", kind::u32, 24},         {"u32:27", kind::u32, 27},         {"u64:26", kind::u64, 26},
+      {"f32:24", kind::f32, 24},         {"pairs:24", kind::pairs, 24},     {"low10:24", kind::low10, 24},
+      {"presorted:24", kind::presorted, 24},
+      {"u32:26", kind::u32, 26},         {"u64:25", kind::u64, 25},         {"f32:26", kind::f32, 26},
+      {"pairs:25", kind::pairs, 25},     {"pairs:26", kind::pairs, 26},     {"argsort:26", kind::argsort, 26},
+      {"presorted:26", kind::presorted, 26}, {"low10:26", kind::low10, 26},
   };
   for (int k = 16; k <= 27; ++k) defs.push_back({fmt("sweep:%d", k), kind::u32, k, true});
 
@@ -975,6 +1088,7 @@ int main(int argc, char** argv) {
     for (auto& d : defs) std::printf("  %-14s %s, n = 2^%d\n", d.id.c_str(), kind_title(d.k), d.log2n);
     std::puts("peers:");
     for (auto& p : all_peers) std::printf("  %-18s %s — %s\n", p.id.c_str(), p.name.c_str(), p.detail.c_str());
+    std::printf("  %-18s %s — %s\n", "numpy_sort", "numpy.sort", numpy_detail.c_str());
     for (auto& s : peer_notes) std::printf("  (%s)\n", s.c_str());
     return 0;
   }
@@ -1049,6 +1163,7 @@ int main(int argc, char** argv) {
   for (auto& [k, v] : meta) std::printf("  %-34s %s\n", (k + ":").c_str(), v.c_str());
   std::printf("  peers:\n");
   for (auto& p : peers) std::printf("    %-28s %s\n", p.name.c_str(), p.detail.c_str());
+  if (cfg.numpy) std::printf("    %-28s NumPy %s, %s\n", "numpy.sort", numpy.version.c_str(), numpy_detail.c_str());
   for (auto& s : peer_notes) std::printf("    (%s)\n", s.c_str());
   std::fflush(stdout);
 
@@ -1098,6 +1213,10 @@ int main(int argc, char** argv) {
         std::printf("  %s on %s: %s\n", x.name.c_str(), r.def.id.c_str(), x.problem.c_str());
       }
   std::printf("\n%d bar(s) failed; %d result(s) invalid or errored; %.0f s\n", fails, invalid, elapsed);
+  if (cfg.numpy) {
+    std::remove(numpy.script.c_str());
+    rmdir(numpy.dir.c_str());
+  }
 
   if (!cfg.out.empty()) {
     std::ofstream f(cfg.out);
@@ -1112,6 +1231,7 @@ int main(int argc, char** argv) {
       << "`; vqsort restricted to AVX2 at run time — AVX-512 compress-store is microcoded on Zen 4 and its "
          "AVX-512 path runs several times slower):\n\n";
     for (auto& p : peers) f << "- " << p.name << ": " << p.detail << "\n";
+    if (cfg.numpy) f << "- numpy.sort: NumPy " << numpy.version << ", " << numpy_detail << "\n";
     for (auto& s : peer_notes) f << "- (" << s << ")\n";
     f << "\n## Bars\n\nratio = the other figure's time / radix's time (> 1: radix faster). radix::sort allocates "
          "its scratch in every call; radix::sorter keeps it between calls.\n\n";
