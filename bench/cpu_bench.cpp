@@ -414,6 +414,16 @@ struct peak_probe {
 
 std::string fmt_mib(long long bytes) { return bytes < 0 ? "n/a" : fmt("%.1f", double(bytes) / 1048576.0); }
 
+/// A valid result's figures from its timed runs (seconds).
+void set_times(result& r, std::vector<double> ts) {
+  sort_small(ts);
+  r.runs = int(ts.size());
+  r.min_s = ts.front();
+  r.max_s = ts.back();
+  r.median_s = ts.size() % 2 ? ts[ts.size() / 2] : 0.5 * (ts[ts.size() / 2 - 1] + ts[ts.size() / 2]);
+  r.valid = true;
+}
+
 result measure(contestant& c, std::size_t n, const config& cfg) {
   result r;
   r.id = c.id;
@@ -449,12 +459,7 @@ result measure(contestant& c, std::size_t n, const config& cfg) {
       r.problem = "INVALID (after timed runs): " + e;
       return r;
     }
-    sort_small(ts);
-    r.runs = runs;
-    r.min_s = ts.front();
-    r.max_s = ts.back();
-    r.median_s = ts.size() % 2 ? ts[ts.size() / 2] : 0.5 * (ts[ts.size() / 2 - 1] + ts[ts.size() / 2]);
-    r.valid = true;
+    set_times(r, ts);
   } catch (const std::exception& e) {
     r.problem = std::string("ERROR: exception: ") + e.what();
   }
@@ -511,12 +516,7 @@ result numpy_measure(const numpy_peer& np, const char* dtype, const void* keys, 
     r.problem = "INVALID: " + e;
     return r;
   }
-  sort_small(ts);
-  r.runs = reps;
-  r.min_s = ts.front();
-  r.max_s = ts.back();
-  r.median_s = ts.size() % 2 ? ts[ts.size() / 2] : 0.5 * (ts[ts.size() / 2 - 1] + ts[ts.size() / 2]);
-  r.valid = true;
+  set_times(r, ts);
   return r;
 }
 
