@@ -20,7 +20,8 @@ std::ostream& operator<<(std::ostream& os, const lsd_policy& p) {
   return os << "cpu.lsd{digit_bits=" << p.digit_bits << ", wide_digit_bits=" << p.wide_digit_bits
             << ", wide_min_n=" << p.wide_min_n
             << ", small_n=" << p.small_n << ", expand_max_bits=" << p.expand_max_bits
-            << ", per_thread_min=" << p.per_thread_min << ", stream_min_bytes=" << p.stream_min_bytes
+            << ", per_thread_min=" << p.per_thread_min << ", single_thread_max_bytes=" << p.single_thread_max_bytes
+            << ", stream_min_bytes=" << p.stream_min_bytes
             << ", in_cache_max_bytes=" << p.in_cache_max_bytes
             << ", hybrid_min_bytes=" << p.hybrid_min_bytes << ", bucket_bytes=" << p.bucket_bytes
             << ", max_msd_bits=" << p.max_msd_bits << ", fine_msd_bits=" << p.fine_msd_bits
@@ -42,6 +43,7 @@ lsd_policy policy_from_env() {
     else if (key == "small_n") p.small_n = v;
     else if (key == "expand_max_bits") p.expand_max_bits = std::min(int(v), 16);
     else if (key == "per_thread_min") p.per_thread_min = v;
+    else if (key == "single_thread_max_bytes") p.single_thread_max_bytes = v;
     else if (key == "stream_min_bytes") p.stream_min_bytes = v;
     else if (key == "in_cache_max_bytes") p.in_cache_max_bytes = v;
     else if (key == "hybrid_min_bytes") p.hybrid_min_bytes = v;

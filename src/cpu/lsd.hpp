@@ -63,6 +63,12 @@ struct lsd_policy {
   std::uint64_t small_n = 256;     ///< below this, a stable comparison sort
   int expand_max_bits = 16;        ///< keys alone varying in at most this many bits: counting write-out (0 = off)
   std::uint64_t per_thread_min = std::uint64_t(1) << 16;  ///< elements per extra thread
+  /// Inputs (keys and values) of at most this many bytes, keys of 2 bytes or
+  /// more: one thread, whatever per_thread_min allows. Half an L2's worth sorts
+  /// faster by the in-cache route of one thread than split over two (4- and
+  /// 2-byte keys at 2^17); 1 MiB (8-byte keys, pairs at 2^17) and 1-byte keys
+  /// (counted, not passed over) sort faster on two.
+  std::uint64_t single_thread_max_bytes = std::uint64_t(512) << 10;
   /// Out-of-cache passes store through write-combining lines with streaming
   /// stores, which send every line to memory. Inputs (keys and values)
   /// smaller than this stay in the caches from pass to pass: their passes

@@ -25,12 +25,13 @@ inline void sorter<U, V>::run() {
       if (job_.pay == payload::index && n == 1) job_.values[0] = V(0);
     return;
   }
-  threads_ = threads_for(n, job_.threads, policy_.per_thread_min);
+  const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
+  const bool one_thread = sizeof(U) >= 2 && n * elem <= policy_.single_thread_max_bytes;
+  threads_ = one_thread ? 1u : threads_for(n, job_.threads, policy_.per_thread_min);
   bounds_ = chunk_bounds(n, threads_);
   range_mask_ = core::bit_range_mask<U>(job_.begin_bit, job_.end_bit);
 
   // 1. One read: which bits vary, and is it sorted already?
-  const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
   stream_ = n * elem >= policy_.stream_min_bytes;
   // One thread, an input its cache holds: the in-cache route (no speculative histogram needed).
   const bool in_cache_route = threads_ == 1 && n * elem <= policy_.in_cache_max_bytes;
