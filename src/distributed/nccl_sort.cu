@@ -28,6 +28,7 @@
 
 #include "cuda/common/common.cuh"
 #include "cuda/device_sort.hpp"
+#include "distributed/testing.hpp"
 #include "radix/core/bucket_exchange.hpp"
 #include "radix/core/exchange_plan.hpp"
 #include "radix/core/merge_path.hpp"
@@ -240,9 +241,13 @@ std::string local_problem(const sort_request& req, const cuda::alternates& alt, 
 /// (P2P pointers), so they must be memory the peers can see: cudaMalloc's,
 /// not the stream-ordered pool's. cudaMalloc waits for every peer GPU, so it
 /// happens once per communicator (prepare), not inside a sort.
+/// What partition first's all-gather of the buckets carries a rank: where
+/// its buckets 1 to top_buckets - 1 begin, then its bucket-ordered key and
+/// value buffers' device addresses (for peers that copy from them).
+constexpr std::size_t bucket_record_words = top_buckets + 1;
+
 struct control_layout {
-  std::size_t gather, candidates, counts, cuts, cut_gather, bucket_starts, bucket_gather, pointers, pointer_gather,
-      words;
+  std::size_t gather, candidates, counts, cuts, cut_gather, bucket_starts, bucket_gather, pointers, words;
   explicit control_layout(int p) {
     const std::size_t max_candidates = std::size_t(std::max(p - 1, 1)) * ((1u << core::splitter_search::default_digit_bits) - 1);
     const std::size_t per_round = std::max<std::size_t>(max_candidates, std::size_t(2) * p);
@@ -252,10 +257,9 @@ struct control_layout {
     cuts = counts + per_round;
     cut_gather = cuts + std::size_t(2) * p;
     bucket_starts = cut_gather + std::size_t(2) * p * p;
-    bucket_gather = bucket_starts + top_buckets;
-    pointers = bucket_gather + std::size_t(p) * top_buckets;
-    pointer_gather = pointers + 2;
-    words = pointer_gather + std::size_t(2) * p;
+    bucket_gather = bucket_starts + bucket_record_words;
+    pointers = bucket_gather + std::size_t(p) * bucket_record_words;
+    words = pointers + 1;
   }
 };
 
@@ -281,7 +285,9 @@ int sort_streams() {
 
 /// Per communicator: the control words; the streams partition first runs
 /// beside the caller's: the exchange (high priority, so that NCCL's blocks
-/// take the SMs the sorting frees first) and the other sort streams; the
+/// take the SMs the sorting frees first), the other sort streams, and the
+/// control stream (high priority too: the boundary buckets' sorts and the
+/// splitter search, which run beside the first groups' steps); the
 /// pool the sort's scratch comes from; and whether the ranks share this
 /// process with their peers mapped (gpu_group), so that a rank can copy a
 /// peer's buckets itself with the copy engines.
@@ -290,6 +296,7 @@ struct control_memory {
   std::uint64_t* d = nullptr;
   std::size_t words = 0;
   cudaStream_t exchange = nullptr;
+  cudaStream_t control = nullptr;
   cudaStream_t sorting[max_sort_streams - 1] = {};
   /// Stream-ordered, and keeping what the sort frees until release(): the
   /// device's default pool hands freed memory back at every synchronisation,
@@ -319,7 +326,9 @@ std::uint64_t* control_words(ncclComm_t comm, std::size_t words) {
   }
   if (m.exchange && moved) {
     RADIX_CUDA_CHECK(cudaStreamDestroy(m.exchange));
+    RADIX_CUDA_CHECK(cudaStreamDestroy(m.control));
     m.exchange = nullptr;
+    m.control = nullptr;
     for (auto& x : m.sorting) {
       RADIX_CUDA_CHECK(cudaStreamDestroy(x));
       x = nullptr;
@@ -334,6 +343,7 @@ std::uint64_t* control_words(ncclComm_t comm, std::size_t words) {
     int least = 0, greatest = 0;
     RADIX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     RADIX_CUDA_CHECK(cudaStreamCreateWithPriority(&m.exchange, cudaStreamNonBlocking, greatest));
+    RADIX_CUDA_CHECK(cudaStreamCreateWithPriority(&m.control, cudaStreamNonBlocking, greatest));
     for (auto& x : m.sorting) RADIX_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
   }
   if (m.pool && moved) {
@@ -443,6 +453,17 @@ class phase_clock {
 
 }  // namespace
 
+}  // namespace radix::nccl
+
+namespace radix::nccl_detail {
+std::atomic<std::uint64_t>& overlapped_cut_searches() {
+  static std::atomic<std::uint64_t> n{0};
+  return n;
+}
+}  // namespace radix::nccl_detail
+
+namespace radix::nccl {
+
 void prepare(ncclComm_t comm) {
   int p = 0;
   RADIX_NCCL_CHECK(ncclCommCount(comm, &p));
@@ -457,6 +478,7 @@ void release(ncclComm_t comm) {
   cudaGetDevice(&current);
   cudaSetDevice(it->second.device);
   if (it->second.exchange) cudaStreamDestroy(it->second.exchange);
+  if (it->second.control) cudaStreamDestroy(it->second.control);
   for (auto x : it->second.sorting)
     if (x) cudaStreamDestroy(x);
   // (memory still owed to pending frees goes back once they complete)
@@ -577,6 +599,13 @@ struct rank_state {
   }
   cuda::alternates part_alternates(int buf, std::uint64_t first) const {
     return {key_at(buf, first), vb ? value_at(buf, first) : nullptr};
+  }
+  /// The same rank's view working on another stream, through control block
+  /// `c` (a host mirror of its own; the device words are the same, so the
+  /// two views must use different regions while both are in flight).
+  rank_state on(cudaStream_t other, control_block& c) const {
+    return {req,       comm, other, p,  me, c,        lay,     clock, {key_buf[0], key_buf[1]}, {value_buf[0], value_buf[1]},
+            kb,        vb,   begin_bit, end_bit, counts, total};
   }
   /// How many of buffer buf's n keys compare below (at most) each candidate,
   /// by binary search: the keys must be partitioned by every question asked.
@@ -699,20 +728,25 @@ int exchange_runs_and_merge(rank_state& s, int sorted, const core::exchange_plan
 }
 
 /// Partition first: every rank's bucket counts (buffer `buf` ordered by top
-/// digit), rank-major, counted below each bucket's first key and all-gathered.
-std::vector<std::uint64_t> gather_bucket_counts(rank_state& s, int buf) {
+/// digit), rank-major, counted below each bucket's first key and all-gathered,
+/// with every rank's buffer addresses (`peers`: keys and values, rank by rank).
+std::vector<std::uint64_t> gather_bucket_counts(rank_state& s, int buf, std::vector<std::uint64_t>& peers) {
   control_block& ctl = s.ctl;
   const int shift = s.end_bit - s.begin_bit - top_digit_bits;
   std::vector<std::uint64_t> firsts(top_buckets - 1);
   for (int d = 1; d < top_buckets; ++d) firsts[d - 1] = std::uint64_t(d) << shift;
+  const std::uint64_t mine[2] = {reinterpret_cast<std::uintptr_t>(s.key_buf[buf]),
+                                 reinterpret_cast<std::uintptr_t>(s.value_buf[buf])};
   ctl.upload(s.lay.candidates, firsts.data(), firsts.size());
+  ctl.upload(s.lay.bucket_starts + top_buckets - 1, mine, 2);
   s.count(buf, s.counts[s.me], s.lay.candidates, firsts.size(), s.lay.bucket_starts, false);
-  RADIX_NCCL_CHECK(ncclAllGather(ctl.d + s.lay.bucket_starts, ctl.d + s.lay.bucket_gather, top_buckets, ncclUint64,
-                                 s.comm, s.stream));
-  ctl.download(s.lay.bucket_gather, std::size_t(s.p) * top_buckets);
+  RADIX_NCCL_CHECK(ncclAllGather(ctl.d + s.lay.bucket_starts, ctl.d + s.lay.bucket_gather, bucket_record_words,
+                                 ncclUint64, s.comm, s.stream));
+  ctl.download(s.lay.bucket_gather, std::size_t(s.p) * bucket_record_words);
   std::vector<std::uint64_t> counts(std::size_t(s.p) * top_buckets);
+  peers.assign(std::size_t(2) * s.p, 0);
   for (int r = 0; r < s.p; ++r) {
-    const std::uint64_t* starts = ctl.h.data() + s.lay.bucket_gather + std::size_t(r) * top_buckets;
+    const std::uint64_t* starts = ctl.h.data() + s.lay.bucket_gather + std::size_t(r) * bucket_record_words;
     std::uint64_t prev = 0;
     for (int d = 0; d < top_buckets; ++d) {
       const std::uint64_t next = d + 1 < top_buckets ? starts[d] : s.counts[r];
@@ -721,6 +755,8 @@ std::vector<std::uint64_t> gather_bucket_counts(rank_state& s, int buf) {
       counts[std::size_t(r) * top_buckets + d] = next - prev;
       prev = next;
     }
+    peers[2 * r] = starts[top_buckets - 1];
+    peers[2 * r + 1] = starts[top_buckets];
   }
   return counts;
 }
@@ -767,189 +803,247 @@ int planned_passes(const sort_request& req, int bits) {
   return (bits + digit - 1) / digit;
 }
 
-/// Every rank's bucket-ordered keys and values, as device pointers (for the
-/// copy engines).
-std::vector<std::uint64_t> gather_pointers(rank_state& s, int buf) {
-  const std::uint64_t mine[2] = {reinterpret_cast<std::uintptr_t>(s.key_buf[buf]),
-                                 reinterpret_cast<std::uintptr_t>(s.value_buf[buf])};
-  s.ctl.upload(s.lay.pointers, mine, 2);
-  RADIX_NCCL_CHECK(ncclAllGather(s.ctl.d + s.lay.pointers, s.ctl.d + s.lay.pointer_gather, 2, ncclUint64, s.comm,
-                                 s.stream));
-  s.ctl.download(s.lay.pointer_gather, std::size_t(2) * s.p);
-  return {s.ctl.h.begin() + s.lay.pointer_gather, s.ctl.h.begin() + s.lay.pointer_gather + 2 * s.p};
-}
-
 /// Partition first's exchange (core/bucket_exchange.hpp): step j moves every
 /// share's group j on the exchange stream while the sort streams sort the
 /// groups that arrived before. A group whose sort takes an odd number of
 /// passes arrives in a slot and is sorted into its place in the share; an
-/// even number, it arrives in place and sorts through the slot. Returns the
-/// buffer that holds the share.
-int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, receive_slots& slots, scratch& ws,
-                     const std::vector<std::unique_ptr<scratch>>& sorter_ws, bucket_transport transport) {
-  const int me = s.me, kb = s.kb, out = buf ^ 1;
-  const std::size_t vb = s.vb;
-  const control_memory streams = control_of(s.comm);
-  const cudaStream_t exchange = streams.exchange;
-  const int streams_used = sort_streams();
-  cudaStream_t sorters[max_sort_streams] = {s.stream};
-  scratch* sort_ws[max_sort_streams] = {&ws};
-  for (int i = 1; i < streams_used; ++i) {
-    sorters[i] = streams.sorting[i - 1];
-    sort_ws[i] = sorter_ws[i - 1].get();
-  }
-  const auto& groups = ex.groups(me);
-  std::vector<std::uint64_t> peers;  // copy engines: every rank's key and value pointers
-  if (transport == bucket_transport::copy_engines) peers = gather_pointers(s, buf);
-
-  std::vector<cudaEvent_t> events;
-  struct event_guard {
-    std::vector<cudaEvent_t>& e;
-    ~event_guard() {
-      for (auto x : e) cudaEventDestroy(x);
+/// even number, it arrives in place and sorts through the slot. The steps are
+/// enqueued in runs (run_steps), so that the first ones can start before the
+/// cuts are known; finish() joins the streams.
+class bucket_pipeline {
+ public:
+  /// peers: every rank's bucket-ordered key and value buffers (copy engines).
+  bucket_pipeline(rank_state& s, int buf, const core::bucket_exchange& ex, receive_slots& slots, scratch& ws,
+                  const std::vector<std::unique_ptr<scratch>>& sorter_ws, bucket_transport transport,
+                  std::vector<std::uint64_t> peers)
+      : s_(s), ex_(ex), slots_(slots), transport_(transport), buf_(buf), out_(buf ^ 1), peers_(std::move(peers)),
+        streams_used_(sort_streams()), sorted_(ex.steps(), nullptr), slot_ready_(slots.count, nullptr),
+        profile_(std::getenv("RADIX_NCCL_PROFILE") != nullptr) {
+    const control_memory streams = control_of(s.comm);
+    exchange_ = streams.exchange;
+    sorters_[0] = s.stream;
+    sort_ws_[0] = &ws;
+    for (int i = 1; i < streams_used_; ++i) {
+      sorters_[i] = streams.sorting[i - 1];
+      sort_ws_[i] = sorter_ws[i - 1].get();
     }
-  } guard{events};
-  auto record = [&](cudaStream_t on) {
+    ready_ = record(s.stream);  // the buckets are in place
+    RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange_, ready_, 0));
+    for (int i = 1; i < streams_used_; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(sorters_[i], ready_, 0));
+    loop_begin_ = host_clock::now();
+  }
+  ~bucket_pipeline() {
+    // Unwinding (a peer failed, a check threw): the slots are freed on the
+    // caller's stream, so it waits for everything that may still use them.
+    if (!finished_) join(false);
+    for (auto* list : {&events_, &transfer_marks_, &sort_marks_})
+      for (auto e : *list) cudaEventDestroy(e);
+  }
+  bucket_pipeline(const bucket_pipeline&) = delete;
+  bucket_pipeline& operator=(const bucket_pipeline&) = delete;
+
+  /// The event after which the bucket-ordered buffers are complete (on the
+  /// caller's stream).
+  cudaEvent_t buckets_ready() const { return ready_; }
+  /// Lends `slot` to work enqueued on `borrower` until return_slot(): the
+  /// slot's first transfer waits for that work, and finish() (or unwinding)
+  /// joins the borrower too.
+  void lend_slot(int slot, cudaStream_t borrower) {
+    lent_ = slot;
+    borrower_ = borrower;
+  }
+  void return_slot() { slot_ready_[lent_] = record(borrower_); }
+
+  /// Enqueues the steps whose pieces this rank needs are planned: over the
+  /// copy engines it pulls only its own share's runs; over NCCL each step
+  /// sends as well.
+  void run_ready_steps() {
+    run_steps(transport_ == bucket_transport::copy_engines ? ex_.ready_steps(s_.me) : ex_.ready_steps());
+  }
+
+  /// Enqueues steps [next, end): each step's transfer, then its group's sort.
+  void run_steps(int end) {
+    if (end > (transport_ == bucket_transport::copy_engines ? ex_.ready_steps(s_.me) : ex_.ready_steps()))
+      throw device_error("radix::nccl::sort: internal: a step ran before its runs were planned");
+    for (; next_ < end; ++next_) {
+      const int j = next_;
+      const bool mine = std::size_t(j) < ex_.groups(s_.me).size();
+      const core::bucket_exchange::group g = mine ? ex_.groups(s_.me)[j] : core::bucket_exchange::group{};
+      const int bits = s_.end_bit - g.shared_bits - s_.begin_bit;
+      // (NCCL writes only into the caller's buffers: in one process its peers
+      // reach them directly, and the slots, stream-ordered, they cannot)
+      const bool in_slot =
+          mine && transport_ == bucket_transport::copy_engines && planned_passes(s_.req, bits) % 2 == 1;
+      const int slot = j % slots_.count;
+      wait_for_slot(j, slot);
+      const cuda_detail::input_inset inset = own_run_in_place(j, g, mine);
+      stamp(transfer_marks_, exchange_);
+      transfer(j, g, in_slot, slot, inset);
+      stamp(transfer_marks_, exchange_);
+      const cudaEvent_t arrived = record(exchange_);
+      if (mine) sort_group(j, g, in_slot, slot, inset, arrived);
+    }
+  }
+
+  /// The caller's stream waits for the others, and the send buffers stay
+  /// until every peer has its runs. Returns the buffer that holds the share.
+  int finish() {
+    if (next_ != ex_.steps()) throw device_error("radix::nccl::sort: internal: partition first left steps out");
+    const double loop_ms = since(loop_begin_);
+    finished_ = true;
+    join(true);
+    if (transport_ == bucket_transport::copy_engines) {
+      RADIX_NCCL_CHECK(ncclAllReduce(s_.ctl.d + s_.lay.pointers, s_.ctl.d + s_.lay.pointers, 1, ncclUint64, ncclSum,
+                                     s_.comm, s_.stream));
+    }
+    if (profile_) report(loop_ms);
+    s_.clock.mark("exchange and group sorts");
+    return out_;
+  }
+
+ private:
+  using host_clock = std::chrono::steady_clock;
+  static double since(host_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(host_clock::now() - t).count();
+  }
+  cudaEvent_t record(cudaStream_t on) {
     cudaEvent_t e;
     RADIX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    events.push_back(e);
+    events_.push_back(e);
     RADIX_CUDA_CHECK(cudaEventRecord(e, on));
     return e;
-  };
-  const cudaEvent_t ready = record(s.stream);  // the buckets are in place
-  RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange, ready, 0));
-  for (int i = 1; i < streams_used; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(sorters[i], ready, 0));
-  // RADIX_NCCL_PROFILE: each step's transfer and each group's sort, timed.
-  const bool profile = std::getenv("RADIX_NCCL_PROFILE") != nullptr;
-  std::vector<cudaEvent_t> transfer_marks, sort_marks;  // (begin, end) pairs
-  struct timed_guard {
-    std::vector<cudaEvent_t>& a;
-    std::vector<cudaEvent_t>& b;
-    ~timed_guard() {
-      for (auto x : a) cudaEventDestroy(x);
-      for (auto x : b) cudaEventDestroy(x);
+  }
+  /// The caller's stream waits for the exchange, the other sort streams and
+  /// the borrower of a slot (checked, or, unwinding, as far as it goes).
+  void join(bool checked) {
+    std::vector<cudaStream_t> others{exchange_};
+    for (int i = 1; i < streams_used_; ++i) others.push_back(sorters_[i]);
+    if (borrower_) others.push_back(borrower_);
+    for (const cudaStream_t o : others) {
+      if (checked) {
+        RADIX_CUDA_CHECK(cudaStreamWaitEvent(s_.stream, record(o), 0));
+        continue;
+      }
+      cudaEvent_t e;
+      if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) continue;
+      events_.push_back(e);
+      if (cudaEventRecord(e, o) == cudaSuccess) (void)cudaStreamWaitEvent(s_.stream, e, 0);
     }
-  } timed_guard_{transfer_marks, sort_marks};
-  auto stamp = [&](std::vector<cudaEvent_t>& marks, cudaStream_t on) {
-    if (!profile) return;
+  }
+  /// RADIX_NCCL_PROFILE: each step's transfer and each group's sort, timed.
+  void stamp(std::vector<cudaEvent_t>& marks, cudaStream_t on) {
+    if (!profile_) return;
     cudaEvent_t e;
     RADIX_CUDA_CHECK(cudaEventCreate(&e));
     marks.push_back(e);
     RADIX_CUDA_CHECK(cudaEventRecord(e, on));
-  };
+  }
 
-  std::vector<cudaEvent_t> sorted(ex.steps(), nullptr);  // group j's sort done: slot j % count is free
-  std::size_t workspace_for_bits[65] = {};
-  int copies_back = 0;
-  using host_clock = std::chrono::steady_clock;
-  const auto since = [](host_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(host_clock::now() - t).count();
-  };
-  const auto loop_begin = host_clock::now();
-  double sort_calls_ms = 0;  // the host's time in cuda::sort (profile)
-  for (int j = 0; j < ex.steps(); ++j) {
-    const bool mine = std::size_t(j) < groups.size();
-    const core::bucket_exchange::group g = mine ? groups[j] : core::bucket_exchange::group{};
-    const int bits = s.end_bit - g.shared_bits - s.begin_bit;
-    // (NCCL writes only into the caller's buffers: in one process its peers
-    // reach them directly, and the slots, stream-ordered, they cannot)
-    const bool in_slot =
-        mine && transport == bucket_transport::copy_engines && planned_passes(s.req, bits) % 2 == 1;
-    const int slot = j % slots.count;
-    if (j >= slots.count && sorted[j - slots.count])
-      RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange, sorted[j - slots.count], 0));
+  /// Step j reuses slot j % count once group j - count's sort is done (and
+  /// the slot's first use waits for whatever borrowed it).
+  void wait_for_slot(int j, int slot) {
+    if (j >= slots_.count && sorted_[j - slots_.count])
+      RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange_, sorted_[j - slots_.count], 0));
+    if (j < slots_.count && slot_ready_[slot]) RADIX_CUDA_CHECK(cudaStreamWaitEvent(exchange_, slot_ready_[slot], 0));
+  }
+
+  /// Keys alone: the group's sort reads this rank's own run where it lies
+  /// (an inset of its input), which saves a read and a write of it.
+  cuda_detail::input_inset own_run_in_place(int j, const core::bucket_exchange::group& g, bool mine) const {
+    cuda_detail::input_inset inset;
+    if (mine && s_.vb == 0)
+      for (const auto& pc : ex_.pieces(j))
+        if (pc.from == s_.me && pc.to == s_.me && pc.length > 0)
+          inset = {s_.key_at(buf_, pc.source), pc.target - g.begin, pc.target - g.begin + pc.length};
+    return inset;
+  }
+
+  /// Step j's runs into this rank's group j (and, over NCCL, this rank's
+  /// runs out to its peers'), on the exchange stream.
+  void transfer(int j, const core::bucket_exchange::group& g, bool in_slot, int slot,
+                const cuda_detail::input_inset& inset) {
+    const int me = s_.me, kb = s_.kb;
+    const std::size_t vb = s_.vb;
     auto key_to = [&](std::uint64_t target) {
-      return in_slot ? slots.key(slot) + (target - g.begin) * kb : s.key_at(out, target);
+      return in_slot ? slots_.key(slot) + (target - g.begin) * kb : s_.key_at(out_, target);
     };
     auto value_to = [&](std::uint64_t target) {
-      return in_slot ? slots.value(slot) + (target - g.begin) * vb : s.value_at(out, target);
+      return in_slot ? slots_.value(slot) + (target - g.begin) * vb : s_.value_at(out_, target);
     };
     auto copy = [&](void* to, const void* from, std::uint64_t bytes) {
-      RADIX_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, exchange));
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, exchange_));
     };
-    // Keys alone: the group's sort reads this rank's own run where it lies
-    // (an inset of its input), which saves a read and a write of it
-    cuda_detail::input_inset inset;
-    if (mine && vb == 0)
-      for (const auto& pc : ex.pieces(j))
-        if (pc.from == me && pc.to == me && pc.length > 0)
-          inset = {s.key_at(buf, pc.source), pc.target - g.begin, pc.target - g.begin + pc.length};
-    stamp(transfer_marks, exchange);
-    if (transport == bucket_transport::copy_engines) {
-      for (const auto& pc : ex.pieces(j)) {
+    if (transport_ == bucket_transport::copy_engines) {
+      for (const auto& pc : ex_.pieces(j)) {
         if (pc.to != me || (pc.from == me && inset.active())) continue;
-        const char* keys = reinterpret_cast<const char*>(std::uintptr_t(peers[2 * pc.from]));
-        const char* values = reinterpret_cast<const char*>(std::uintptr_t(peers[2 * pc.from + 1]));
+        const char* keys = reinterpret_cast<const char*>(std::uintptr_t(peers_[2 * pc.from]));
+        const char* values = reinterpret_cast<const char*>(std::uintptr_t(peers_[2 * pc.from + 1]));
         copy(key_to(pc.target), keys + pc.source * kb, pc.length * kb);
         if (vb) copy(value_to(pc.target), values + pc.source * vb, pc.length * vb);
       }
-    } else {
-      RADIX_NCCL_CHECK(ncclGroupStart());
-      for (const auto& pc : ex.pieces(j)) {
-        if (pc.from == me && pc.to != me) {
-          send_bytes(s.key_at(buf, pc.source), pc.length * kb, pc.to, s.comm, exchange);
-          if (vb) send_bytes(s.value_at(buf, pc.source), pc.length * vb, pc.to, s.comm, exchange);
-        } else if (pc.to == me && pc.from != me) {
-          recv_bytes(key_to(pc.target), pc.length * kb, pc.from, s.comm, exchange);
-          if (vb) recv_bytes(value_to(pc.target), pc.length * vb, pc.from, s.comm, exchange);
-        }
-      }
-      RADIX_NCCL_CHECK(ncclGroupEnd());
-      for (const auto& pc : ex.pieces(j))
-        if (pc.from == me && pc.to == me && !inset.active()) {
-          copy(key_to(pc.target), s.key_at(buf, pc.source), pc.length * kb);
-          if (vb) copy(value_to(pc.target), s.value_at(buf, pc.source), pc.length * vb);
-        }
+      return;
     }
-    stamp(transfer_marks, exchange);
-    const cudaEvent_t arrived = record(exchange);
-    if (!mine) continue;
+    RADIX_NCCL_CHECK(ncclGroupStart());
+    for (const auto& pc : ex_.pieces(j)) {
+      if (pc.from == me && pc.to != me) {
+        send_bytes(s_.key_at(buf_, pc.source), pc.length * kb, pc.to, s_.comm, exchange_);
+        if (vb) send_bytes(s_.value_at(buf_, pc.source), pc.length * vb, pc.to, s_.comm, exchange_);
+      } else if (pc.to == me && pc.from != me) {
+        recv_bytes(key_to(pc.target), pc.length * kb, pc.from, s_.comm, exchange_);
+        if (vb) recv_bytes(value_to(pc.target), pc.length * vb, pc.from, s_.comm, exchange_);
+      }
+    }
+    RADIX_NCCL_CHECK(ncclGroupEnd());
+    for (const auto& pc : ex_.pieces(j))
+      if (pc.from == me && pc.to == me && !inset.active()) {
+        copy(key_to(pc.target), s_.key_at(buf_, pc.source), pc.length * kb);
+        if (vb) copy(value_to(pc.target), s_.value_at(buf_, pc.source), pc.length * vb);
+      }
+  }
 
-    // Group j is here: one stable sort by the bits below those its keys share.
-    const cudaStream_t on = sorters[j % streams_used];
-    scratch& w = *sort_ws[j % streams_used];
+  /// Group j is here: one stable sort by the bits below those its keys share,
+  /// on sort stream j % streams.
+  void sort_group(int j, const core::bucket_exchange::group& g, bool in_slot, int slot,
+                  const cuda_detail::input_inset& inset, cudaEvent_t arrived) {
+    const int kb = s_.kb;
+    const std::size_t vb = s_.vb;
+    const int bits = s_.end_bit - g.shared_bits - s_.begin_bit;
+    const cudaStream_t on = sorters_[j % streams_used_];
+    scratch& w = *sort_ws_[j % streams_used_];
     RADIX_CUDA_CHECK(cudaStreamWaitEvent(on, arrived, 0));
-    stamp(sort_marks, on);
+    stamp(sort_marks_, on);
     const std::uint64_t n = g.end - g.begin;
-    sort_request r = s.part(out, g.begin, n, s.begin_bit, s.end_bit - g.shared_bits);
-    cuda::alternates alt{slots.key(slot), slots.value(slot)};
+    sort_request r = s_.part(out_, g.begin, n, s_.begin_bit, s_.end_bit - g.shared_bits);
+    cuda::alternates alt{slots_.key(slot), slots_.value(slot)};
     if (in_slot) {
       std::swap(r.keys, alt.keys);
       std::swap(r.values, alt.values);
     }
     // (the workspace a slot's worth of these bits needs, planned once: the
     // host enqueues a step in less time than the GPU runs it)
-    std::size_t& need = workspace_for_bits[bits];
+    std::size_t& need = workspace_for_bits_[bits];
     if (need == 0) {
       sort_request widest = r;
-      widest.n = slots.elements;
+      widest.n = slots_.elements;
       need = std::max<std::size_t>(1, cuda::workspace_bytes(widest, alt));
     }
     w.ensure(need);
     const auto call_begin = host_clock::now();
     const int ended = cuda_detail::sort_with_inset(r, alt, inset, w.p, w.bytes, on);
-    if (profile) sort_calls_ms += since(call_begin);
+    if (profile_) sort_calls_ms_ += since(call_begin);
     if ((ended == 1) != in_slot) {  // the result is in the slot: move it into place
-      ++copies_back;
-      RADIX_CUDA_CHECK(cudaMemcpyAsync(s.key_at(out, g.begin), slots.key(slot), n * kb, cudaMemcpyDeviceToDevice, on));
+      ++copies_back_;
+      RADIX_CUDA_CHECK(cudaMemcpyAsync(s_.key_at(out_, g.begin), slots_.key(slot), n * kb, cudaMemcpyDeviceToDevice, on));
       if (vb)
         RADIX_CUDA_CHECK(
-            cudaMemcpyAsync(s.value_at(out, g.begin), slots.value(slot), n * vb, cudaMemcpyDeviceToDevice, on));
+            cudaMemcpyAsync(s_.value_at(out_, g.begin), slots_.value(slot), n * vb, cudaMemcpyDeviceToDevice, on));
     }
-    stamp(sort_marks, on);
-    sorted[j] = record(on);
+    stamp(sort_marks_, on);
+    sorted_[j] = record(on);
   }
-  const double loop_ms = since(loop_begin);
-  // The caller's stream waits for the others, and the send buffers stay
-  // until every peer has its runs.
-  RADIX_CUDA_CHECK(cudaStreamWaitEvent(s.stream, record(exchange), 0));
-  for (int i = 1; i < streams_used; ++i) RADIX_CUDA_CHECK(cudaStreamWaitEvent(s.stream, record(sorters[i]), 0));
-  if (transport == bucket_transport::copy_engines) {
-    RADIX_NCCL_CHECK(ncclAllReduce(s.ctl.d + s.lay.pointers, s.ctl.d + s.lay.pointers, 1, ncclUint64, ncclSum, s.comm,
-                                   s.stream));
-  }
-  if (profile) {
-    RADIX_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+
+  void report(double loop_ms) {
+    RADIX_CUDA_CHECK(cudaStreamSynchronize(s_.stream));
     auto spans = [](const std::vector<cudaEvent_t>& m) {
       std::string text;
       for (std::size_t i = 0; i + 1 < m.size(); i += 2) {
@@ -961,24 +1055,72 @@ int exchange_buckets(rank_state& s, int buf, const core::bucket_exchange& ex, re
       }
       return text;
     };
-    std::fputs(("radix::nccl rank " + std::to_string(me) + " " + std::to_string(ex.steps()) + " steps (" +
-                (transport == bucket_transport::copy_engines ? "copy engines" : "NCCL") + "), " +
-                std::to_string(copies_back) + " copied back; host: steps enqueued in " + std::to_string(loop_ms) +
-                " ms, " + std::to_string(sort_calls_ms) + " of them in cuda::sort; transfers (ms):" +
-                spans(transfer_marks) +
-                "; group sorts (ms):" + spans(sort_marks) + "\n")
+    std::fputs(("radix::nccl rank " + std::to_string(s_.me) + " " + std::to_string(ex_.steps()) + " steps (" +
+                (transport_ == bucket_transport::copy_engines ? "copy engines" : "NCCL") + "), " +
+                std::to_string(copies_back_) + " copied back; host: steps enqueued in " + std::to_string(loop_ms) +
+                " ms, " + std::to_string(sort_calls_ms_) + " of them in cuda::sort; transfers (ms):" +
+                spans(transfer_marks_) + "; group sorts (ms):" + spans(sort_marks_) + "\n")
                    .c_str(),
                stderr);
   }
-  s.clock.mark("exchange and group sorts");
-  return out;
+
+  rank_state& s_;
+  const core::bucket_exchange& ex_;
+  receive_slots& slots_;
+  bucket_transport transport_;
+  int buf_, out_;
+  std::vector<std::uint64_t> peers_;  // copy engines: every rank's key and value pointers
+  int streams_used_;
+  cudaStream_t exchange_ = nullptr;
+  cudaStream_t sorters_[max_sort_streams] = {};
+  scratch* sort_ws_[max_sort_streams] = {};
+  std::vector<cudaEvent_t> events_, transfer_marks_, sort_marks_;  // (marks: begin, end pairs)
+  std::vector<cudaEvent_t> sorted_;      // group j's sort done: slot j % count is free
+  std::vector<cudaEvent_t> slot_ready_;  // a slot's first use waits for this (lend_slot)
+  cudaEvent_t ready_ = nullptr;
+  cudaStream_t borrower_ = nullptr;
+  int lent_ = 0;
+  bool profile_;
+  bool finished_ = false;
+  int next_ = 0;
+  std::size_t workspace_for_bits_[65] = {};
+  int copies_back_ = 0;
+  host_clock::time_point loop_begin_;
+  double sort_calls_ms_ = 0;  // the host's time in cuda::sort (profile)
+};
+
+/// Partition first's memory beside the caller's buffers, all of it taken
+/// before the first collective (a rank that failed later would leave its
+/// peers waiting): the receive slots, the workspaces of the sort streams but
+/// the caller's, and the control stream's.
+struct partition_memory {
+  std::unique_ptr<receive_slots> slots;
+  std::vector<std::unique_ptr<scratch>> sorter_ws;
+  std::unique_ptr<scratch> control_ws;
+};
+
+/// Whether the boundary buckets can be sorted, and the cuts found, beside the
+/// first steps: over the copy engines (where the exchange makes no NCCL call
+/// of its own), with every rank's boundary buckets small enough to sort
+/// through a receive slot. A plan of every rank's counts, so that all ranks
+/// agree (it orders their collective calls). RADIX_NCCL_NO_OVERLAP=1 turns
+/// it off (A/B measurements; the copy engines mean one process, so every
+/// rank sees the same environment).
+bool overlap_cuts(const std::vector<std::uint64_t>& bucket_counts, const std::vector<int>& boundary, int p,
+                  std::uint64_t slot_elements, bucket_transport transport) {
+  if (transport != bucket_transport::copy_engines) return false;
+  if (const char* e = std::getenv("RADIX_NCCL_NO_OVERLAP"); e && *e && std::strcmp(e, "0") != 0) return false;
+  for (int r = 0; r < p; ++r)
+    for (const int d : boundary)
+      if (bucket_counts[std::size_t(r) * top_buckets + d] > slot_elements) return false;
+  return true;
 }
 
 /// Partition first, from the caller's buffers to the share: returns the
 /// buffer that holds it.
-int partition_first(rank_state& s, const cuda::alternates& alt, scratch& ws,
-                    const std::vector<std::unique_ptr<scratch>>& sorter_ws, receive_slots& slots,
+int partition_first(rank_state& s, const cuda::alternates& alt, scratch& ws, partition_memory& mem,
                     std::uint64_t target, bucket_transport transport, bool& buckets_sent) {
+  receive_slots& slots = *mem.slots;
   // 1. One stable pass by the top digit.
   const int top_begin = s.end_bit - top_digit_bits;
   sort_request top = s.req;
@@ -987,32 +1129,62 @@ int partition_first(rank_state& s, const cuda::alternates& alt, scratch& ws,
   const int buf = cuda::sort(top, alt, ws.p, ws.bytes, s.stream);
   s.clock.mark("top digit");
 
-  // 2. Every rank's buckets; those that hold a share boundary sorted whole.
-  const std::vector<std::uint64_t> bucket_counts = gather_bucket_counts(s, buf);
+  // 2. Every rank's buckets, and the groups they make: everything but the
+  // runs of the groups that hold a share boundary.
+  std::vector<std::uint64_t> peers;
+  const std::vector<std::uint64_t> bucket_counts = gather_bucket_counts(s, buf, peers);
+  s.clock.mark("bucket counts");
   const std::uint64_t* mine = bucket_counts.data() + std::size_t(s.me) * top_buckets;
-  for (const int d : core::bucket_exchange::boundary_buckets(bucket_counts, s.p, top_buckets)) {
+  auto bucket_first = [&](int d) {
     std::uint64_t first = 0;
     for (int e = 0; e < d; ++e) first += mine[e];
-    sort_in_place(s, s.part(buf, first, mine[d], s.begin_bit, top_begin), s.part_alternates(buf ^ 1, first), ws);
-  }
-  s.clock.mark("buckets");
-
-  // 3. The cuts, found inside the boundary buckets.
-  const core::exchange_plan plan = find_cuts(s, buf);
-  s.clock.mark("splitters");
-  const core::bucket_exchange ex(bucket_counts, top_buckets, plan, target, slots.elements);
+    return first;
+  };
+  const std::vector<int> boundary = core::bucket_exchange::boundary_buckets(bucket_counts, s.p, top_buckets);
+  core::bucket_exchange ex(bucket_counts, s.p, top_buckets, target, slots.elements);
   if (!ex.fits()) {
-    // A bucket outgrows a group: sort the rest locally (the cuts stay where
-    // they are: the boundary buckets are sorted already), then sort first's
-    // exchange and merge.
+    // A bucket outgrows a group: sort every rank's keys whole, then sort
+    // first's cuts, exchange and merge.
     sort_in_place(s, s.part(buf, 0, s.counts[s.me], s.begin_bit, s.end_bit), s.part_alternates(buf ^ 1, 0), ws);
     s.clock.mark("local sort (buckets too large)");
+    const core::exchange_plan plan = find_cuts(s, buf);
+    s.clock.mark("splitters");
     return exchange_runs_and_merge(s, buf, plan);
   }
-
-  // 4. The buckets, a group a step, each sorted as it arrives.
   buckets_sent = true;
-  return exchange_buckets(s, buf, ex, slots, ws, sorter_ws, transport);
+
+  // 3. The boundary buckets sorted whole, and the cuts found inside them.
+  // 4. The buckets, a group a step, each sorted as it arrives.
+  if (!overlap_cuts(bucket_counts, boundary, s.p, slots.elements, transport)) {
+    for (const int d : boundary)
+      sort_in_place(s, s.part(buf, bucket_first(d), mine[d], s.begin_bit, top_begin),
+                    s.part_alternates(buf ^ 1, bucket_first(d)), ws);
+    ex.place_cuts(find_cuts(s, buf));
+    s.clock.mark("splitters");
+    bucket_pipeline steps(s, buf, ex, slots, ws, mem.sorter_ws, transport, peers);
+    steps.run_steps(ex.steps());
+    return steps.finish();
+  }
+  // Beside the first steps: the steps before ready_steps() read no boundary
+  // bucket. The control stream sorts those through the last receive slot,
+  // whose first step waits for it, then runs the splitter search, whose host
+  // round trips wait for nothing else.
+  bucket_pipeline steps(s, buf, ex, slots, ws, mem.sorter_ws, transport, peers);
+  const cudaStream_t control = control_of(s.comm).control;
+  control_block control_words_mirror(s.comm, s.lay.words, control);
+  rank_state cs = s.on(control, control_words_mirror);
+  RADIX_CUDA_CHECK(cudaStreamWaitEvent(control, steps.buckets_ready(), 0));
+  const int lent = slots.count - 1;
+  steps.lend_slot(lent, control);
+  for (const int d : boundary)
+    sort_in_place(cs, cs.part(buf, bucket_first(d), mine[d], s.begin_bit, top_begin),
+                  {slots.key(lent), s.vb ? slots.value(lent) : nullptr}, *mem.control_ws);
+  steps.return_slot();
+  nccl_detail::overlapped_cut_searches().fetch_add(1, std::memory_order_relaxed);
+  steps.run_ready_steps();
+  ex.place_cuts(find_cuts(cs, buf));  // (ends with the host waiting for the control stream)
+  steps.run_steps(ex.steps());
+  return steps.finish();
 }
 
 }  // namespace
@@ -1034,7 +1206,7 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   control_block ctl(comm, lay.words, stream);
   const control_memory streams = control_of(comm);
   scratch ws{stream, streams.pool};
-  std::unique_ptr<receive_slots> slots;
+  partition_memory mem;
   std::uint64_t wish = wish_sort_first, budget = 0, target = 0;
   if (problem.empty()) {
     try {
@@ -1047,38 +1219,46 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   const std::uint64_t element_bytes = req.key.bytes + (req.op == operation::pairs ? req.value_bytes : 0);
   // (a share is at most `capacity`: below the automatic choice's bytes, sort first)
   if (wish == wish_automatic && capacity * element_bytes < partition_first_min_bytes) wish = wish_sort_first;
-  std::vector<std::unique_ptr<scratch>> sorter_ws;
   if (problem.empty() && !local_failure && wish != wish_sort_first) {
     // Partition first's memory, all of it now (a rank that failed later
     // would leave its peers waiting): the receive slots and the workspaces
-    // of the top-digit pass and of every sort stream. Where it cannot be
-    // had, this rank asks for sort first.
+    // of the top-digit pass, of every sort stream and of the control
+    // stream. Where it cannot be had, this rank asks for sort first.
     try {
       budget = std::max<std::uint64_t>(1, capacity / group_fraction);
       if (const char* g = std::getenv("RADIX_NCCL_GROUP")) budget = std::max<std::uint64_t>(1, std::strtoull(g, nullptr, 10));
       budget = std::min(budget, std::max<std::uint64_t>(capacity, 1));
       target = group_target;
       if (const char* g = std::getenv("RADIX_NCCL_GROUP_TARGET")) target = std::max<std::uint64_t>(1, std::strtoull(g, nullptr, 10));
-      slots = std::make_unique<receive_slots>(stream, streams.pool, budget, int(req.key.bytes),
-                                              req.op == operation::pairs ? req.value_bytes : 0);
+      mem.slots = std::make_unique<receive_slots>(stream, streams.pool, budget, int(req.key.bytes),
+                                                  req.op == operation::pairs ? req.value_bytes : 0);
+      receive_slots& slots = *mem.slots;
       sort_request top = req;
       top.opts.begin_bit = (req.opts.end_bit < 0 ? int(req.key.bytes) * 8 : req.opts.end_bit) - top_digit_bits;
       sort_request group = req;
       group.n = budget;
-      group.keys = slots->key(0);
-      group.values = slots->value(0);
+      group.keys = slots.key(0);
+      group.values = slots.value(0);
       const std::size_t group_bytes = cuda::workspace_bytes(group, alt);
       ws.ensure(std::max(cuda::workspace_bytes(top, alt), group_bytes));
       for (int i = 1; i < sort_streams(); ++i) {
-        sorter_ws.push_back(std::make_unique<scratch>(streams.sorting[i - 1], streams.pool));
-        sorter_ws.back()->ensure(group_bytes);
+        mem.sorter_ws.push_back(std::make_unique<scratch>(streams.sorting[i - 1], streams.pool));
+        mem.sorter_ws.back()->ensure(group_bytes);
       }
+      // (the control stream sorts boundary buckets of up to a slot's worth,
+      // through a slot, by the bits below the top digit)
+      sort_request boundary = group;
+      boundary.keys = slots.key(1 % slots.count);
+      boundary.values = slots.value(1 % slots.count);
+      boundary.opts.begin_bit = req.opts.begin_bit;
+      boundary.opts.end_bit = top.opts.begin_bit;
+      mem.control_ws = std::make_unique<scratch>(streams.control, streams.pool);
+      mem.control_ws->ensure(cuda::workspace_bytes(boundary, {slots.key(0), slots.value(0)}));
     } catch (const std::exception&) {
       (void)cudaGetLastError();  // (a failed allocation must not fail the next launch check)
       wish = wish_sort_first;
       budget = 0;
-      slots.reset();
-      sorter_ws.clear();
+      mem = partition_memory{};
     }
   }
   const bool valid = problem.empty() && !local_failure;
@@ -1150,8 +1330,8 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
                total};
 
   if (order == exchange_order::partition_first) {
-    slots->elements = least_budget;  // (every rank plans with the same groups)
-    out.selector = partition_first(s, alt, ws, sorter_ws, *slots, least_target,
+    mem.slots->elements = least_budget;  // (every rank plans with the same groups)
+    out.selector = partition_first(s, alt, ws, mem, least_target,
                                    copies ? bucket_transport::copy_engines : bucket_transport::nccl,
                                    out.partition_first);
   } else {

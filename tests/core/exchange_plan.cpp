@@ -195,14 +195,17 @@ TEST(ExchangePlan, FewerElementsThanRanks) {
 }
 
 /// The partition-first protocol over virtual ranks (core/bucket_exchange.hpp),
-/// as src/distributed runs it: a stable pass by the top digit, the boundary
-/// buckets sorted whole, the splitter search by binary search over those
-/// buffers (each search must meet a partitioned buffer), the exchange in
-/// steps, and a stable sort of each received bucket. Returns each rank's
-/// output, or nothing where the buckets do not fit the budget.
+/// as src/distributed runs it: a stable pass by the top digit, the plan from
+/// the bucket counts, the steps that need no cuts (run here before anything
+/// else, so that a piece read from a boundary bucket, which the GPUs sort
+/// meanwhile, fails the check below), the boundary buckets sorted whole, the
+/// splitter search by binary search over those buffers (each search must
+/// meet a partitioned buffer), the cuts placed, the other steps, and a stable
+/// sort of each received group. Returns each rank's output, or nothing where
+/// the buckets do not fit the budget.
 std::vector<std::vector<element>> distribute_partition_first(const std::vector<std::vector<element>>& input, int bits,
                                                              std::uint64_t target, std::uint64_t budget, bool& fits,
-                                                             int& steps) {
+                                                             int& steps, int* ready = nullptr) {
   const int p = int(input.size());
   const int top = std::min(bits, splitter_search::default_digit_bits);
   const int shift = bits - top;
@@ -219,15 +222,90 @@ std::vector<std::vector<element>> distribute_partition_first(const std::vector<s
           starts[std::size_t(r) * (buckets + 1) + d] + counts[std::size_t(r) * buckets + d];
   }
   const std::vector<int> boundary = bucket_exchange::boundary_buckets(counts, p, buckets);
+  std::vector<std::uint64_t> n(p);
+  std::uint64_t total = 0;
+  for (int r = 0; r < p; ++r) total += n[r] = local[r].size();
+  bucket_exchange ex(counts, p, buckets, target, budget);
+  fits = ex.fits();
+  steps = ex.steps();
+  if (!fits) return {};
+  EXPECT_LE(ex.ready_steps(), ex.steps());
+  if (boundary.empty()) {
+    EXPECT_EQ(ex.ready_steps(), ex.steps());
+  }
+
+  // The steps: every position of every share written exactly once, each
+  // group whole once its step has run; then it is sorted.
+  std::vector<std::vector<element>> out(p);
+  std::vector<std::vector<int>> written(p);
+  for (int q = 0; q < p; ++q) {
+    out[q].resize(share_begin(total, p, q + 1) - share_begin(total, p, q));
+    written[q].assign(out[q].size(), 0);
+  }
+  // Share q's part of step j: its runs pulled from the senders (as the
+  // copy engines do), then its group j sorted.
+  auto run_step = [&](int j, int q, bool before_cuts) {
+    std::vector<int> pairs(std::size_t(p), 0);
+    for (const auto& pc : ex.pieces(j)) {
+      if (pc.to != q) continue;
+      EXPECT_EQ(++pairs[pc.from], 1) << "two runs from " << pc.from << " to " << pc.to;
+      // A piece of step j lands inside its share's group j.
+      EXPECT_LT(std::size_t(j), ex.groups(pc.to).size()) << "share " << pc.to << " has no group " << j;
+      if (std::size_t(j) < ex.groups(pc.to).size()) {
+        EXPECT_GE(pc.target, ex.groups(pc.to)[j].begin);
+        EXPECT_LE(pc.target + pc.length, ex.groups(pc.to)[j].end);
+        if (before_cuts) {
+          EXPECT_FALSE(ex.groups(pc.to)[j].boundary) << "step " << j;
+        }
+      }
+      EXPECT_LE(pc.source + pc.length, local[pc.from].size());
+      EXPECT_LE(pc.target + pc.length, out[pc.to].size());
+      if (before_cuts)  // (the sender may be sorting its boundary buckets now)
+        for (int d : boundary) {
+          const std::uint64_t b0 = starts[std::size_t(pc.from) * (buckets + 1) + d];
+          const std::uint64_t b1 = starts[std::size_t(pc.from) * (buckets + 1) + d + 1];
+          EXPECT_TRUE(pc.source + pc.length <= b0 || pc.source >= b1)
+              << "step " << j << " reads rank " << pc.from << "'s boundary bucket " << d << " before the cuts";
+        }
+      for (std::uint64_t i = 0; i < pc.length; ++i) {
+        out[pc.to][pc.target + i] = local[pc.from][pc.source + i];
+        ++written[pc.to][pc.target + i];
+      }
+    }
+    {
+      if (std::size_t(j) >= ex.groups(q).size()) return;
+      const auto& g = ex.groups(q)[j];
+      EXPECT_LE(g.end - g.begin, budget);
+      EXPECT_LT(g.begin, g.end);
+      EXPECT_TRUE(g.shared_bits >= 0 && g.shared_bits <= top);
+      for (std::uint64_t i = g.begin; i < g.end; ++i) EXPECT_EQ(written[q][i], 1) << "share " << q << " at " << i;
+      // The group's keys agree on their top shared_bits bits: one stable
+      // sort by the bits below orders the group.
+      const auto b = out[q].begin() + g.begin, e = out[q].begin() + g.end;
+      const int below_shared = bits - g.shared_bits;
+      for (auto it = b; it != e; ++it)
+        if (below_shared < 64) {
+          EXPECT_EQ(it->key >> below_shared, b->key >> below_shared);
+        }
+      std::stable_sort(b, e, [](const element& x, const element& y) { return x.key < y.key; });
+    }
+  };
+  // Each share pulls what it can before the cuts: the steps before
+  // ready_steps(q) hold no boundary group of share q.
+  for (int q = 0; q < p; ++q) {
+    EXPECT_GE(ex.ready_steps(q), ex.ready_steps());
+    // (a share has at most two boundary groups: where it begins and where the next does)
+    EXPECT_GE(ex.ready_steps(q) + 2, int(ex.groups(q).size())) << "share " << q;
+    for (int j = 0; j < ex.ready_steps(q); ++j) run_step(j, q, true);
+  }
+  if (ready) *ready = ex.ready_steps();
+
   for (int d : boundary)
     for (int r = 0; r < p; ++r)
       std::stable_sort(local[r].begin() + starts[std::size_t(r) * (buckets + 1) + d],
                        local[r].begin() + starts[std::size_t(r) * (buckets + 1) + d + 1],
                        [](const element& a, const element& b) { return a.key < b.key; });
 
-  std::vector<std::uint64_t> n(p);
-  std::uint64_t total = 0;
-  for (int r = 0; r < p; ++r) total += n[r] = local[r].size();
   auto below = [&](int r, std::uint64_t key, bool at_most) {
     auto pred = [&](const element& e) { return at_most ? e.key <= key : e.key < key; };
     // The claim that makes a binary search right here: a key the search
@@ -256,54 +334,33 @@ std::vector<std::vector<element>> distribute_partition_first(const std::vector<s
       hi[std::size_t(r) * (p - 1) + b] = below(r, search.key(b), true);
     }
   const exchange_plan plan(n, lo, hi);
-  const bucket_exchange ex(counts, buckets, plan, target, budget);
-  fits = ex.fits();
-  steps = ex.steps();
-  if (!fits) return {};
-
-  // The steps: every position of every share written exactly once, each
-  // group whole once its step has run; then its buckets sorted.
-  std::vector<std::vector<element>> out(p);
-  std::vector<std::vector<int>> written(p);
-  for (int q = 0; q < p; ++q) {
-    out[q].resize(plan.received(q));
-    written[q].assign(out[q].size(), 0);
-  }
-  for (int j = 0; j < ex.steps(); ++j) {
-    std::vector<int> pairs(std::size_t(p) * p, 0);
+  for (int q = 0; q < p; ++q) EXPECT_EQ(plan.received(q), out[q].size());
+  std::vector<int> first_unready(p);
+  for (int q = 0; q < p; ++q) first_unready[q] = ex.ready_steps(q);
+  ex.place_cuts(plan);
+  EXPECT_EQ(ex.ready_steps(), ex.steps());
+  EXPECT_THROW(ex.place_cuts(plan), radix::invalid_argument);
+  // Every run, planned from the counts or from the cuts, lies inside what
+  // its sender sends its receiver by the cuts.
+  for (int j = 0; j < ex.steps(); ++j)
     for (const auto& pc : ex.pieces(j)) {
-      EXPECT_EQ(++pairs[std::size_t(pc.from) * p + pc.to], 1) << "two runs from " << pc.from << " to " << pc.to;
-      // A piece of step j lands inside its share's group j.
-      EXPECT_LT(std::size_t(j), ex.groups(pc.to).size()) << "share " << pc.to << " has no group " << j;
-      if (std::size_t(j) < ex.groups(pc.to).size()) {
-        EXPECT_GE(pc.target, ex.groups(pc.to)[j].begin);
-        EXPECT_LE(pc.target + pc.length, ex.groups(pc.to)[j].end);
-      }
-      EXPECT_LE(pc.source + pc.length, local[pc.from].size());
-      EXPECT_LE(pc.target + pc.length, out[pc.to].size());
-      for (std::uint64_t i = 0; i < pc.length; ++i) {
-        out[pc.to][pc.target + i] = local[pc.from][pc.source + i];
-        ++written[pc.to][pc.target + i];
-      }
+      EXPECT_GE(pc.source, plan.cut(pc.from, pc.to)) << "step " << j;
+      EXPECT_LE(pc.source + pc.length, plan.cut(pc.from, pc.to + 1)) << "step " << j;
     }
-    for (int q = 0; q < p; ++q) {
-      if (std::size_t(j) >= ex.groups(q).size()) continue;
-      const auto& g = ex.groups(q)[j];
-      EXPECT_LE(g.end - g.begin, budget);
-      EXPECT_LT(g.begin, g.end);
-      EXPECT_TRUE(g.shared_bits >= 0 && g.shared_bits <= top);
-      for (std::uint64_t i = g.begin; i < g.end; ++i) EXPECT_EQ(written[q][i], 1) << "share " << q << " at " << i;
-      // The group's keys agree on their top shared_bits bits: one stable
-      // sort by the bits below orders the group.
-      const auto b = out[q].begin() + g.begin, e = out[q].begin() + g.end;
-      const int below_shared = bits - g.shared_bits;
-      for (auto it = b; it != e; ++it)
-        if (below_shared < 64) {
-          EXPECT_EQ(it->key >> below_shared, b->key >> below_shared);
-        }
-      std::stable_sort(b, e, [](const element& x, const element& y) { return x.key < y.key; });
+  // Planned in one go (the cuts known from the start), the same runs.
+  const bucket_exchange whole(counts, buckets, plan, target, budget);
+  EXPECT_EQ(whole.steps(), ex.steps());
+  for (int j = 0; j < ex.steps() && j < whole.steps(); ++j) {
+    EXPECT_EQ(whole.pieces(j).size(), ex.pieces(j).size()) << "step " << j;
+    for (std::size_t i = 0; i < ex.pieces(j).size() && i < whole.pieces(j).size(); ++i) {
+      const auto &a = whole.pieces(j)[i], &b = ex.pieces(j)[i];
+      EXPECT_TRUE(a.from == b.from && a.to == b.to && a.source == b.source && a.target == b.target &&
+                  a.length == b.length)
+          << "step " << j << " piece " << i;
     }
   }
+  for (int q = 0; q < p; ++q)
+    for (int j = first_unready[q]; j < ex.steps(); ++j) run_step(j, q, false);
   for (int q = 0; q < p; ++q)
     for (std::size_t i = 0; i < written[q].size(); ++i) EXPECT_EQ(written[q][i], 1) << "share " << q << " at " << i;
   return out;
@@ -368,10 +425,14 @@ TEST(BucketExchange, GroupsFollowTheBudget) {
   EXPECT_GE(steps, 4096 / 300);
   EXPECT_LE(steps, 4096 / 100);
   // A target of one element: a group a bucket, 128 (and the boundary bucket) a share.
-  (void)distribute_partition_first(input, 32, 1, 300, fits, steps);
+  int ready = 0;
+  (void)distribute_partition_first(input, 32, 1, 300, fits, steps, &ready);
   EXPECT_TRUE(fits);
   EXPECT_GE(steps, 128);
   EXPECT_LE(steps, 130);
+  // Only the groups that hold the boundary bucket (one a share, last in
+  // its share's order; the shares' counts of groups differ by one) wait.
+  EXPECT_GE(ready, steps - 2);
 }
 
 TEST(BucketExchange, BoundaryBuckets) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/testing.hpp"
 #include "harness.hpp"
 #include "cuda/testing.hpp"
 #include "radix/nccl.hpp"
@@ -343,21 +344,32 @@ TEST_CASE(dist_two_ranks_partition_first, true) {
   scoped_env order("RADIX_NCCL_ORDER", "partition_first");
   // (slot, group target): blocks of 4 buckets (26 bits, 4 passes: sorted in
   // place through the slot), single buckets (24 bits, 3 passes: received in
-  // the slot, sorted into place), and whole shares.
+  // the slot, sorted into place), and whole shares (one step: every group
+  // waits for the cuts, and the slot the boundary buckets borrow stays idle).
   // The groups travel by the copy engines (a gpu_group's ranks), and by
-  // NCCL's send and receive (any communicator; forced here).
+  // NCCL's send and receive (any communicator; forced here). Over the copy
+  // engines the boundary buckets are sorted, and the cuts found, beside the
+  // first steps (through a receive slot, while those steps run), unless
+  // RADIX_NCCL_NO_OVERLAP puts them first.
   struct config {
     const char *group, *target;
-    bool nccl_transport;
+    bool nccl_transport, cuts_first;
   };
-  const config sizes[] = {{"300", "300", false}, {"300", "1", false}, {"300", "1", true}, {"100000", "100000", true}};
-  for (const auto& [group, target, nccl_transport] : sizes) {
+  const config sizes[] = {{"300", "300", false, false},
+                          {"300", "1", false, false},
+                          {"300", "1", false, true},
+                          {"300", "1", true, false},
+                          {"100000", "100000", false, false},
+                          {"100000", "100000", true, false}};
+  for (const auto& [group, target, nccl_transport, cuts_first] : sizes) {
     scoped_env budget("RADIX_NCCL_GROUP", group);
     scoped_env aim("RADIX_NCCL_GROUP_TARGET", target);
     scoped_env transport("RADIX_NCCL_NO_COPY_ENGINES", nccl_transport ? "1" : "");
     if (!nccl_transport) unsetenv("RADIX_NCCL_NO_COPY_ENGINES");
-    std::printf("  slots of %s elements, groups of at most %s, %s\n", group, target,
-                nccl_transport ? "NCCL send/receive" : "copy engines");
+    scoped_env overlap("RADIX_NCCL_NO_OVERLAP", cuts_first ? "1" : "0");
+    std::printf("  slots of %s elements, groups of at most %s, %s%s\n", group, target,
+                nccl_transport ? "NCCL send/receive" : "copy engines", cuts_first ? ", cuts first" : "");
+    const std::uint64_t overlapped = radix::nccl_detail::overlapped_cut_searches().load();
     shapes<std::uint32_t, void>(g, "u32", 5000);
     shapes<std::uint32_t, std::uint32_t>(g, "u32/u32", 5000);
     shapes<std::uint64_t, std::uint64_t>(g, "u64/u64", 5000);
@@ -370,6 +382,14 @@ TEST_CASE(dist_two_ranks_partition_first, true) {
     if (std::string(group) == "300" && std::string(target) == "300")
       run_case<std::uint32_t, void>(g, dist::sorted, {5000, 5000}, {}, "pf/u32/sorted/one bucket",
                                     expect_order::sort_first);
+    // Every rank's boundary buckets fit a slot for uniform keys at least
+    // (five cases, both ranks): the overlapped route ran exactly where it may.
+    const std::uint64_t ran = radix::nccl_detail::overlapped_cut_searches().load() - overlapped;
+    if (nccl_transport || cuts_first) {
+      CHECK_MSG(ran == 0, "%llu sorts found their cuts beside the steps", (unsigned long long)ran);
+    } else {
+      CHECK_MSG(ran >= 10, "only %llu sorts found their cuts beside the steps", (unsigned long long)ran);
+    }
   }
   radix::options desc;
   desc.direction = radix::order::descending;
