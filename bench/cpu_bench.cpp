@@ -579,6 +579,13 @@ void add_key_contestants(std::vector<contestant>& cs, T* work, const T* pristine
     cs.push_back({"radix_1t", "radix::sort (1 thread)", "CPU engine, one thread, one call", true, restore,
                   [=] { radix::sort(std::span<T>(work, n), o); }, verify});
   }
+  if constexpr (std::is_integral_v<T>) {  // (floats in numeric order are never sorted in place)
+    radix::options o = cpu_opts();
+    o.memory = radix::memory_use::in_place;
+    cs.push_back({"radix_inplace", "radix::sort (in place)",
+                  "CPU engine, all threads, one call, memory_use::in_place (no key scratch)", true, restore,
+                  [=] { radix::sort(std::span<T>(work, n), o); }, verify});
+  }
   if (low10) {
     radix::options o = cpu_opts();
     o.end_bit = 10;

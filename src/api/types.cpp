@@ -29,10 +29,14 @@ std::ostream& operator<<(std::ostream& os, algorithm a) {
   }
   return os << "?";
 }
+std::ostream& operator<<(std::ostream& os, memory_use m) {
+  return os << (m == memory_use::automatic ? "automatic" : "in_place");
+}
+
 std::ostream& operator<<(std::ostream& os, const options& o) {
   return os << "{direction=" << o.direction << ", floats=" << o.floats << ", bits=[" << o.begin_bit << ","
             << o.end_bit << "), digit_bits=" << o.digit_bits << ", engine=" << o.use << ", threads=" << o.threads
-            << ", algorithm=" << o.algo << "}";
+            << ", algorithm=" << o.algo << ", memory=" << o.memory << "}";
 }
 
 // binary16 <-> binary32, round to nearest even; NaN payload kept where it fits.

@@ -26,7 +26,7 @@ std::ostream& operator<<(std::ostream& os, const lsd_policy& p) {
             << ", hybrid_min_bytes=" << p.hybrid_min_bytes << ", bucket_bytes=" << p.bucket_bytes
             << ", max_msd_bits=" << p.max_msd_bits << ", fine_msd_bits=" << p.fine_msd_bits
             << ", bucket_digit_bits=" << p.bucket_digit_bits
-            << ", tiny_bucket=" << p.tiny_bucket << "}";
+            << ", tiny_bucket=" << p.tiny_bucket << ", keys_in_place_auto_bytes=" << p.keys_in_place_auto_bytes << "}";
 }
 
 std::ostream& operator<<(std::ostream& os, const lsd_policy& p);
@@ -52,6 +52,7 @@ lsd_policy policy_from_env() {
     else if (key == "fine_msd_bits") p.fine_msd_bits = std::min(int(v), 16);
     else if (key == "bucket_digit_bits") p.bucket_digit_bits = int(v);
     else if (key == "tiny_bucket") p.tiny_bucket = std::min<unsigned long long>(v, 64);
+    else if (key == "keys_in_place_auto_bytes") p.keys_in_place_auto_bytes = v;
   });
   return p;
 }
@@ -64,10 +65,10 @@ const lsd_policy& default_policy() {
 
 namespace {
 
-/// The slice `id` of the plan's workspace, as T*.
+/// The slice `id` of the plan's workspace, as T*; null where the plan has none.
 template <class T>
 T* slice_of(const core::sort_plan& p, const workspace_slices& at, core::slice_id id) {
-  return reinterpret_cast<T*>(at[p.slice[id]]);
+  return p.slice[id] == core::no_slice ? nullptr : reinterpret_cast<T*>(at[p.slice[id]]);
 }
 
 }  // namespace
@@ -124,7 +125,12 @@ void run_typed(const core::sort_plan& p, const sort_request& r, std::span<std::b
 class cpu_engine_impl final : public detail::engine_impl {
  public:
   const char* name() const override { return "cpu"; }
-  core::engine_caps caps() const override { return {}; }
+  core::engine_caps caps() const override {
+    core::engine_caps c;
+    c.keys_in_place = true;
+    c.keys_in_place_auto_bytes = default_policy().keys_in_place_auto_bytes;
+    return c;
+  }
 
   std::size_t workspace_bytes(const core::sort_plan& p, const sort_request&) const override {
     return std::size_t(p.workspace.total());

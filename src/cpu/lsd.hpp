@@ -36,6 +36,12 @@
 // write, where LSD passes read and write once per digit. Not where the
 // transform folds keys (-0.0 and +0.0, NaNs: their bits must survive).
 //
+// Keys alone whose equal keys are equal bits may be sorted in place, with no
+// key scratch (the plan's keys_in_place: memory_use::in_place, or keys larger
+// than policy.keys_in_place_auto_bytes): the MSD pass distributes them in
+// blocks within their own memory, and each bucket is sorted in the cache
+// (lsd_in_place.hpp). Not stable, which such keys cannot show.
+//
 // Keys are read in their original bits and passed through the ordered-bits
 // transform (src/core) when a digit is taken, so written-back keys keep their
 // exact input bits (a -0.0 stays -0.0, NaN payloads survive).
@@ -46,12 +52,24 @@
 #include <cstdint>
 #include <cstring>
 #include <iosfwd>
+#if defined(__linux__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 #include "radix/core/ordered_bits.hpp"
 #include "radix/core/pass_plan.hpp"
 #include "radix/core/sort_plan.hpp"
 
 namespace radix::cpu {
+
+/// The machine's physical memory in bytes (0 where it cannot be told).
+inline std::uint64_t physical_memory_bytes() {
+#if defined(__linux__) || defined(__APPLE__)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0) return std::uint64_t(pages) * std::uint64_t(page);
+#endif
+  return 0;
+}
 
 /// Tuning of the CPU LSD sort, as data (printable, one place).
 struct lsd_policy {
@@ -85,6 +103,13 @@ struct lsd_policy {
   int fine_msd_bits = 16;          ///< skewed inputs: fine MSD window mapped onto buckets (0 = off)
   int bucket_digit_bits = 11;      ///< digit width of the in-cache passes
   std::uint64_t tiny_bucket = 48;  ///< buckets up to this size: the tiny sort (a network, or insertion)
+  /// Keys alone of at least this many bytes whose equal keys are equal bits
+  /// sort in place even when not asked to (memory_use::automatic): their
+  /// scratch would take more of the machine than a sort should. The in-place
+  /// route (lsd_in_place.hpp) moves blocks within the keys' own memory, so
+  /// the workspace holds no key scratch. Default: a quarter of the physical
+  /// memory (0 = only when asked for).
+  std::uint64_t keys_in_place_auto_bytes = physical_memory_bytes() / 4;
 };
 std::ostream& operator<<(std::ostream&, const lsd_policy&);
 const lsd_policy& default_policy();

@@ -1,22 +1,23 @@
 // Implementation of lsd_sort (see lsd.hpp for the algorithm). Included only by
 // the per-width instantiation files lsd_k1/2/4/8.cpp. sorter<U, V> is declared
 // in lsd_sorter.hpp and its phases are defined in lsd_scan.hpp, lsd_passes.hpp,
-// lsd_hybrid.hpp, lsd_bucket.hpp and lsd_segments.hpp; here are its driver
-// and lsd_sort.
+// lsd_hybrid.hpp, lsd_bucket.hpp, lsd_in_place.hpp and lsd_segments.hpp; here
+// are its driver and lsd_sort.
 #pragma once
 #include "lsd_sorter.hpp"
 #include "lsd_scan.hpp"
 #include "lsd_passes.hpp"
 #include "lsd_hybrid.hpp"
 #include "lsd_bucket.hpp"
+#include "lsd_in_place.hpp"
 #include "lsd_segments.hpp"
 
 namespace radix::cpu {
 namespace lsd_detail {
 
 /// One sort: the scan, the pass plan over the bits that vary, and the route
-/// (nothing to do, small_sort, the counting write-out, hybrid, or the plain
-/// LSD passes).
+/// (nothing to do, small_sort, the counting write-out, in place, hybrid, or
+/// the plain LSD passes).
 template <class U, class V>
 inline void sorter<U, V>::run() {
   const std::uint64_t n = job_.n;
@@ -33,10 +34,14 @@ inline void sorter<U, V>::run() {
 
   // 1. One read: which bits vary, and is it sorted already?
   stream_ = n * elem >= policy_.stream_min_bytes;
+  // No key scratch (the plan's keys_in_place): keys alone, equal keys equal bits.
+  const bool in_place = job_.key_scratch[0] == nullptr;
+  if (in_place && (has_value || job_.pay != payload::none || job_.keys_readonly || job_.codec.canon))
+    throw std::logic_error("radix: internal: an in-place CPU sort of more than keys, or of folded keys");
   // One thread, an input its cache holds: the in-cache route (no speculative histogram needed).
-  const bool in_cache_route = threads_ == 1 && n * elem <= policy_.in_cache_max_bytes;
+  const bool in_cache_route = !in_place && threads_ == 1 && n * elem <= policy_.in_cache_max_bytes;
   const bool hybrid_candidate = job_.digit_bits == 0 && !in_cache_route && n * elem >= policy_.hybrid_min_bytes;
-  if (job_.digit_bits == 0 && !in_cache_route && n * elem >= policy_.hybrid_min_bytes / 4)
+  if (!in_place && job_.digit_bits == 0 && !in_cache_route && n * elem >= policy_.hybrid_min_bytes / 4)
     choose_spec_window(hybrid_candidate);
   bool sorted = true;
   U varying = 0;
@@ -65,6 +70,7 @@ inline void sorter<U, V>::run() {
 
   if (n < policy_.small_n) return small_sort();
   if (can_expand(lo, hi, all_varying)) return expand(lo, hi);
+  if (in_place) return in_place_route(lo, hi, varying);
   if (in_cache_route) return in_cache(lo, hi, varying);
   if (hybrid_candidate && hi - lo > policy_.bucket_digit_bits)
     return hybrid(lo, hi, varying);

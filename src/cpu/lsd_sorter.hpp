@@ -12,6 +12,7 @@
 #include <bit>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "lsd.hpp"
@@ -205,6 +206,10 @@ class sorter {
   void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps, const core::pass nx,
                      unsigned R, const std::uint16_t* lut, const std::uint64_t* off, std::uint64_t* nh);
 
+  // ---- lsd_in_place.hpp: keys alone with no key scratch ------------------------
+  void in_place_route(int lo, int hi, U varying);
+  std::vector<std::uint64_t> distribute_in_place(U* a, std::uint64_t m, core::pass ps, unsigned threads);
+
   // ---- lsd_hybrid.hpp: MSD pass into cache-sized buckets, then LSD per bucket
   void hybrid(int lo, int hi, U varying);
   template <class Top>
@@ -228,6 +233,7 @@ class sorter {
     bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c) {}
 
     void sort(std::uint64_t off, std::uint64_t m, int lo, int hi, U varying);
+    void sort_in_place(U* a, std::uint64_t m, int lo, int hi, U varying);
     void prefetch(std::uint64_t off, std::uint64_t m) const;
     void sort_range(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying, int depth);
     void split(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying);

@@ -412,9 +412,15 @@ TEST(LargeN, WorkspaceSizesDoNotOverflowFor64BitCounts) {
   r.key = radix::key_desc_of<std::uint64_t>();
   r.n = std::uint64_t(1) << 40;  // 8 TiB of keys: computed, never allocated
   r.keys = keys;
+  r.opts.end_bit = 63;  // (a bit range: never in place)
   const std::size_t need = radix::workspace_bytes(r);
   EXPECT_GE(need, r.n * 8);
   EXPECT_LT(need, r.n * 8 * 4) << "a keys-only sort needs about one copy of the keys";
+  // The whole key, more than a quarter of any machine's memory: the CPU
+  // engine sorts such keys in place, with no key scratch.
+  r.opts.end_bit = -1;
+  r.opts.use = radix::engine::cpu;
+  EXPECT_EQ(radix::workspace_bytes(r), 0u);
 }
 
 }  // namespace

@@ -147,3 +147,49 @@ TEST(SortPlan, WithTypesMapsWidthsToTypes) {
             }),
             200u);
 }
+
+// Keys alone sort in place (no key scratch) only where equal keys are equal
+// bits, and only on an engine that can, asked for or past its size.
+TEST(SortPlan, KeysInPlaceOnlyWhereNothingCanTell) {
+  core::engine_caps can;
+  can.keys_in_place = true;
+  radix::sort_request r;
+  r.key = {radix::key_kind::unsigned_int, 4};
+  r.n = 1 << 20;
+  auto scratch = [](const core::sort_plan& p) { return p.slice[core::key_scratch] != core::no_slice; };
+  auto p = core::plan_sort(r, can);
+  EXPECT_FALSE(p.keys_in_place);  // not asked, no size given
+  EXPECT_TRUE(scratch(p));
+  r.opts.memory = radix::memory_use::in_place;
+  p = core::plan_sort(r, can);
+  EXPECT_TRUE(p.keys_in_place);
+  EXPECT_FALSE(scratch(p));
+  EXPECT_EQ(p.workspace.total(), 0u);
+  EXPECT_FALSE(core::plan_sort(r, {}).keys_in_place);  // an engine that cannot
+  auto refused = [&](auto change) {
+    radix::sort_request x = r;
+    change(x);
+    const auto q = core::plan_sort(x, can);
+    return !q.keys_in_place;
+  };
+  EXPECT_TRUE(refused([](auto& x) { x.opts.begin_bit = 1; }));
+  EXPECT_TRUE(refused([](auto& x) { x.opts.end_bit = 31; }));
+  EXPECT_TRUE(refused([](auto& x) { x.opts.digit_bits = 8; }));
+  EXPECT_TRUE(refused([](auto& x) { x.key = {radix::key_kind::floating, 4}; }));  // numeric order folds -0.0, NaNs
+  EXPECT_FALSE(refused([](auto& x) {
+    x.key = {radix::key_kind::floating, 8};
+    x.opts.floats = radix::float_order::total;
+  }));
+  EXPECT_TRUE(refused([](auto& x) { x.key = {radix::key_kind::unsigned_int, 2}; }));
+  EXPECT_TRUE(refused([](auto& x) { x.op = radix::operation::argsort; }));
+  EXPECT_TRUE(refused([](auto& x) {
+    x.op = radix::operation::pairs;
+    x.value_bytes = 4;
+  }));
+  // Automatically from the engine's size on.
+  r.opts.memory = radix::memory_use::automatic;
+  can.keys_in_place_auto_bytes = std::uint64_t(4) << 20;
+  EXPECT_TRUE(core::plan_sort(r, can).keys_in_place);  // 4 MiB of keys
+  r.n -= 1;
+  EXPECT_FALSE(core::plan_sort(r, can).keys_in_place);
+}

@@ -1,5 +1,6 @@
 // The CPU engine's routes that only some inputs take: the hybrid route for
 // skewed inputs (src/cpu/lsd_hybrid.hpp, choose_fine_window / hybrid_fine),
+// the in-place route of keys alone (src/cpu/lsd_in_place.hpp),
 // the counting write-out of keys that vary in a narrow window
 // (src/cpu/lsd_scan.hpp, expand), and the scan's sorted check
 // (sorted_prefix): inputs built to take them (or to just miss them), checked
@@ -8,8 +9,12 @@
 // cannot leave these tests passing without testing the route they are for.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -386,4 +391,141 @@ TEST(CpuHybridRoute, RareKeysAboveTheSample) {
   for (int k = 0; k < 3; ++k) u[(r() % (big_n / 2)) * 2 + 1] = 0x80000000u | std::uint32_t(r() >> 40);
   const std::string log = sorted_traced(u, cpu_opts(), "u32 below 2^20 but three");
   EXPECT_NE(log.find("msd count"), std::string::npos) << "the route this test is for did not run:\n" << log;
+}
+
+// ---- The in-place route (src/cpu/lsd_in_place.hpp): keys alone whose equal
+// keys are equal bits, asked for with memory_use::in_place. ----
+
+/// Sorts `keys` in place and checks every element against the oracle, the
+/// canaries around the buffer, and (from `traced_from` keys) that the
+/// in-place route ran, not the hybrid or the plain passes.
+template <class K>
+void check_in_place(const std::vector<K>& keys, radix::options o, const std::string& what,
+                    std::size_t traced_from = 4096) {
+  o.memory = radix::memory_use::in_place;
+  SCOPED_TRACE(what + ", n " + std::to_string(keys.size()) + ", " + rt::describe(o) + ", base seed " +
+               rt::hex(rt::base_seed()));
+  const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
+  std::vector<K> want(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) want[i] = keys[perm[i]];
+  rt::guarded g(keys.size(), sizeof(K));
+  g.fill_from(keys.data());
+  const std::string log = traced([&] { radix::sort(std::span<K>(g.as<K>(), keys.size()), o); });
+  if (keys.size() >= traced_from) {
+    EXPECT_NE(log.find("in-place"), std::string::npos) << "the in-place route did not run:\n" << log;
+  }
+  EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
+  EXPECT_TRUE(g.canaries_intact());
+}
+
+/// Keys of every shape the distribution meets: random (full blocks in every
+/// bucket), sizes around the block (512 bytes) and the stripes, few distinct
+/// keys (buckets of equal keys), one cluster larger than a bucket may be (a
+/// second distribution inside the bucket sort), a narrow window (the
+/// distribution alone sorts), sorted and all-equal input (no distribution).
+template <class K>
+void in_place_shapes(const char* type, radix::options o) {
+  rt::rng r(rt::case_seed(std::string("in-place/") + type));
+  auto random_key = [&] {
+    const std::uint64_t x = r();
+    K k;
+    std::memcpy(&k, &x, sizeof k);
+    if constexpr (std::is_floating_point_v<K>)
+      if (k != k && r.below(2)) k = K(r.below(1000));  // (NaNs kept, but fewer of them)
+    return k;
+  };
+  constexpr std::size_t block = 512 / sizeof(K);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(300), block - 1, block,
+                        block + 1, 4097 * block / 16, std::size_t(70001), big_n / 2 + 7}) {
+    std::vector<K> k(n);
+    for (auto& x : k) x = random_key();
+    check_in_place(k, o, std::string(type) + " random", 300);
+  }
+  const std::size_t n = big_n / 2 + 13;
+  std::vector<K> k(n);
+  const K few[4] = {random_key(), random_key(), random_key(), random_key()};
+  for (auto& x : k) x = few[r.below(4)];
+  check_in_place(k, o, std::string(type) + " four distinct keys");
+  const K heavy = random_key();
+  for (auto& x : k) x = r.below(10) < 7 ? heavy : random_key();
+  check_in_place(k, o, std::string(type) + " 70% one key");
+  std::vector<K> cluster(big_n + 5);  // 90% share their top 12 bits: one bucket of ~1.9M keys
+  for (auto& x : cluster) {
+    std::uint64_t bits;
+    K v = random_key();
+    std::memcpy(&bits, &v, sizeof v);
+    if (r.below(10) < 9) {
+      const int shift = int(sizeof(K)) * 8 - 12;
+      bits = (bits & ((std::uint64_t(1) << shift) - 1)) | (std::uint64_t(0x5A5) << shift);
+    }
+    std::memcpy(&x, &bits, sizeof x);
+  }
+  check_in_place(cluster, o, std::string(type) + " one cluster of 90%");
+  if constexpr (std::is_integral_v<K>) {
+    for (auto& x : k) x = K(r.below(1u << 10) << 3);  // ten bits vary: the counting write-out, in place too
+    check_in_place(k, o, std::string(type) + " ten bits", ~std::size_t(0));
+    std::sort(k.begin(), k.end());
+    check_in_place(k, o, std::string(type) + " sorted", ~std::size_t(0));
+  }
+  std::fill(k.begin(), k.end(), heavy);
+  check_in_place(k, o, std::string(type) + " all equal", ~std::size_t(0));
+}
+
+TEST(CpuInPlaceRoute, Integers) {
+  in_place_shapes<std::uint32_t>("u32", cpu_opts());
+  in_place_shapes<std::int32_t>("i32", cpu_opts(radix::order::descending));
+  in_place_shapes<std::uint64_t>("u64", cpu_opts(radix::order::descending));
+  in_place_shapes<std::int64_t>("i64", cpu_opts());
+}
+
+TEST(CpuInPlaceRoute, FloatsInTotalOrder) {
+  radix::options o = cpu_opts();
+  o.floats = radix::float_order::total;
+  in_place_shapes<float>("f32", o);
+  o.direction = radix::order::descending;
+  in_place_shapes<double>("f64", o);
+}
+
+TEST(CpuInPlaceRoute, OneThreadSameResult) {
+  radix::options o = cpu_opts();
+  o.threads = 1;
+  in_place_shapes<std::uint32_t>("u32 one thread", o);
+}
+
+/// Where equal keys could differ in their bits, in_place is not taken: floats
+/// in numeric order (-0.0 and +0.0, NaN payloads), a bit range, pairs. The
+/// sort stays stable there (the pairs' values show it).
+TEST(CpuInPlaceRoute, NotWhereStabilityShows) {
+  rt::rng r(rt::case_seed("in-place/not"));
+  radix::options o = cpu_opts();
+  o.memory = radix::memory_use::in_place;
+  std::vector<float> f(big_n / 4 + 1);
+  for (auto& x : f) x = r.below(3) == 0 ? (r.below(2) ? -0.0f : 0.0f) : float(r.below(100));
+  {
+    const std::vector<std::uint32_t> perm = rt::oracle_perm(f, o);
+    std::vector<float> got = f;
+    const std::string log = traced([&] { radix::sort(std::span<float>(got), o); });
+    EXPECT_EQ(log.find("in-place"), std::string::npos) << log;
+    for (std::size_t i = 0; i < f.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(f[perm[i]])) << "at " << i;
+  }
+  std::vector<std::uint32_t> k(big_n / 4 + 1), v(k.size());
+  for (auto& x : k) x = std::uint32_t(r.below(1000)) << 8 | std::uint32_t(r.below(256));
+  radix::options ranged = o;
+  ranged.begin_bit = 8;
+  {
+    const std::vector<std::uint32_t> perm = rt::oracle_perm(k, ranged);
+    std::vector<std::uint32_t> got = k;
+    const std::string log = traced([&] { radix::sort(std::span<std::uint32_t>(got), ranged); });
+    EXPECT_EQ(log.find("in-place"), std::string::npos) << log;
+    for (std::size_t i = 0; i < k.size(); ++i) ASSERT_EQ(got[i], k[perm[i]]) << "at " << i;
+  }
+  {
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::uint32_t(i);
+    const std::vector<std::uint32_t> perm = rt::oracle_perm(k, o);
+    std::vector<std::uint32_t> got = k;
+    const std::string log = traced([&] { radix::sort_pairs(std::span<std::uint32_t>(got), std::span<std::uint32_t>(v), o); });
+    EXPECT_EQ(log.find("in-place"), std::string::npos) << log;
+    for (std::size_t i = 0; i < k.size(); ++i) ASSERT_EQ(v[i], perm[i]) << "at " << i;
+  }
 }

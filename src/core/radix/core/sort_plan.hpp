@@ -52,6 +52,13 @@ struct engine_caps {
   /// (false: the engine's scratch is device memory, the host workspace is 0).
   bool host_workspace = true;
   value_address values_at = value_address::host;
+  /// Whether the engine sorts keys alone in place, with no key scratch in the
+  /// workspace, where equal keys are equal bits (integers, or floats in total
+  /// order; the whole key, the engine's own digits): asked for
+  /// (memory_use::in_place), or automatically from keys_in_place_auto_bytes.
+  /// The sort may then be unstable, which no caller can observe.
+  bool keys_in_place = false;
+  std::uint64_t keys_in_place_auto_bytes = 0;  ///< 0: only when asked for
 };
 
 /// A workspace cut into named slices, each aligned (in the spirit of CUB's
@@ -141,6 +148,7 @@ struct sort_plan {
   int begin_bit = 0, end_bit = 0;  ///< resolved: end_bit is never -1
   int digit_bits = 0;            ///< as requested; 0: the engine's choice
   bool nothing_to_move = false;  ///< n < 2: no element changes place (an argsort of one key writes 0)
+  bool keys_in_place = false;    ///< engine_caps::keys_in_place_min_bytes: no key scratch
   workspace_layout workspace;    ///< empty when the engine keeps no host scratch
   std::array<int, 5> slice{no_slice, no_slice, no_slice, no_slice, no_slice};  ///< slice_id -> layout index
 
@@ -197,8 +205,17 @@ inline sort_plan plan_sort(const sort_request& r, const engine_caps& caps) {
   }
   if (!caps.host_workspace || p.nothing_to_move) return p;
   const std::uint64_t n = r.n;
+  // Equal keys are equal bits only where the ordered-bits transform folds
+  // nothing (floats in numeric order fold -0.0 into +0.0 and NaNs together).
+  const bool bijective = r.key.kind != key_kind::floating || p.floats == float_order::total;
+  const std::uint64_t key_total = n * std::uint64_t(p.key_bytes);
+  const bool wanted = r.opts.memory == memory_use::in_place ||
+                      (caps.keys_in_place_auto_bytes > 0 && key_total >= caps.keys_in_place_auto_bytes);
+  p.keys_in_place = caps.keys_in_place && wanted && r.op == operation::keys && !r.segs.segmented() &&
+                    p.key_bytes >= 4 && p.digit_bits == 0 && p.begin_bit == 0 && p.end_bit == p.key_bytes * 8 &&
+                    bijective;
   auto add = [&](slice_id id, const char* name, std::uint64_t bytes) { p.slice[id] = p.workspace.add(name, bytes); };
-  add(key_scratch, "key scratch", n * std::uint64_t(p.key_bytes));
+  if (!p.keys_in_place) add(key_scratch, "key scratch", n * std::uint64_t(p.key_bytes));
   if (p.route == value_route::indices) add(key_copy, "key copy", n * std::uint64_t(p.key_bytes));
   if (p.route != value_route::none) add(payload_scratch, "payload scratch", n * std::uint64_t(p.payload_bytes));
   if (p.route == value_route::via_index) {
