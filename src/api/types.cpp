@@ -30,7 +30,11 @@ std::ostream& operator<<(std::ostream& os, algorithm a) {
   return os << "?";
 }
 std::ostream& operator<<(std::ostream& os, memory_use m) {
-  return os << (m == memory_use::automatic ? "automatic" : "in_place");
+  switch (m) {
+    case memory_use::automatic: return os << "automatic";
+    case memory_use::in_place: return os << "in_place";
+  }
+  return os << "?";
 }
 
 std::ostream& operator<<(std::ostream& os, const options& o) {

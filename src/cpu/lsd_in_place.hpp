@@ -45,6 +45,7 @@ inline void sorter<U, V>::in_place_route(int lo, int hi, U varying) {
   const int p2 = (bits - d1 + dd - 1) / dd, wider = bits - dd * (p2 - 1);
   if (p2 > 1 && wider <= policy_.max_msd_bits && (n >> wider) >= target / 4) d1 = wider;
   if (bits <= dd) d1 = bits;
+  d1 = std::clamp(d1, 1, std::min(bits, 16));  // (policies that ask for 0 or more than 16 bits)
   const core::pass msd{hi - d1, d1};
   const std::vector<std::uint64_t> start = distribute_in_place(job_.keys, n, msd, threads_);
   trace_.mark("clean up");
@@ -179,7 +180,10 @@ std::vector<std::uint64_t> sorter<U, V>::distribute_in_place(U* a, std::uint64_t
         from = to;
         continue;
       }
-      while (seen == claimed) seen = state[to].load(std::memory_order_acquire);  // being read out
+      while (seen == claimed) {  // being read out (one block's copy)
+        std::this_thread::yield();
+        seen = state[to].load(std::memory_order_acquire);
+      }
       std::memcpy(a + to * B, hand, B * sizeof(U));
       return;
     }
@@ -225,11 +229,14 @@ std::vector<std::uint64_t> sorter<U, V>::distribute_in_place(U* a, std::uint64_t
 /// the thread's share, else distributed in place once more by its top digit.
 template <class U, class V>
 inline void sorter<U, V>::bucket_worker::sort_in_place(U* a, std::uint64_t m, int lo, int hi, U varying) {
+  // (bits below hi that no key varies in would only be distributed for nothing)
+  const U below = hi >= int(sizeof(U)) * 8 ? U(~U(0)) : U((U(1) << hi) - 1);
+  hi = std::min(hi, int(std::bit_width(U(varying & below))));
   if (hi <= lo) return;  // no bit left that varies: equal keys
   if (m <= cap) return sort_range(a, nullptr, a, nullptr, nullptr, nullptr, m, lo, hi, varying, 1);
   const std::uint64_t target = std::max<std::uint64_t>(1024, s.policy_.bucket_bytes / sizeof(U));
   int d = std::max(1, int(std::bit_width((m - 1) / target)));
-  d = std::min({d, s.policy_.max_msd_bits, hi - lo});
+  d = std::clamp(std::min(d, s.policy_.max_msd_bits), 1, std::min(hi - lo, 16));
   const std::vector<std::uint64_t> start = s.distribute_in_place(a, m, core::pass{hi - d, d}, 1);
   if (d == hi - lo) return;  // every bit that varies: sorted
   for (unsigned b = 0, R = 1u << d; b < R; ++b)

@@ -522,11 +522,17 @@ constexpr std::uint64_t group_fraction = 32;
 constexpr std::uint64_t group_target = std::uint64_t(1) << 20;
 /// The automatic choice partitions first where the ranks copy the groups
 /// with the copy engines and hold at least this many bytes of keys and
-/// values each: on two H200s it won at 4 and 8 GiB a rank (2^31 u32 keys,
-/// 2^30 u64/u64 pairs) and lost at 1 GiB and below, where a bucket's sort
-/// is too short to fill the GPU (bench/results/nccl-h200x2-2026-11-28-partition-first.md).
-/// Over NCCL's send and receive it lost even at 4 GiB a rank.
-constexpr std::uint64_t partition_first_min_bytes = std::uint64_t(4) << 30;
+/// values each over `p` ranks. On H200s (bench/results/nccl-h200x4-2026-11-28-orders.md):
+/// two ranks win from 2 GiB a rank (u32 keys 2^30: 13.5 against sort first's
+/// 18.2 ms; u64/u64 pairs 2^28: 16.1 against 17.8), about tie at 1 GiB (u32
+/// keys 8.2 against 8.9; pairs 11.3 against 10.3) and lose below; four win
+/// from 512 MiB a rank (u32 keys 2^29: 6.1 against 7.8) and lose at 256 MiB
+/// (6.0 against 4.4), where a bucket's sort is too short to fill the GPU.
+/// Sort first's merge grows with the ranks. Over NCCL's send and receive
+/// partition first lost even at 4 GiB a rank.
+std::uint64_t partition_first_min_bytes(int p) {
+  return p >= 4 ? std::uint64_t(512) << 20 : std::uint64_t(2) << 30;
+}
 
 /// What a rank can take, told to the others in meta_order.
 enum order_wish : std::uint64_t { wish_sort_first = 0, wish_automatic = 1, wish_partition_first = 2 };
@@ -1218,7 +1224,7 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   }
   const std::uint64_t element_bytes = req.key.bytes + (req.op == operation::pairs ? req.value_bytes : 0);
   // (a share is at most `capacity`: below the automatic choice's bytes, sort first)
-  if (wish == wish_automatic && capacity * element_bytes < partition_first_min_bytes) wish = wish_sort_first;
+  if (wish == wish_automatic && capacity * element_bytes < partition_first_min_bytes(p)) wish = wish_sort_first;
   if (problem.empty() && !local_failure && wish != wish_sort_first) {
     // Partition first's memory, all of it now (a rank that failed later
     // would leave its peers waiting): the receive slots and the workspaces
@@ -1302,7 +1308,7 @@ placement sort(const sort_request& req, const cuda::alternates& alt, std::uint64
   }
   const exchange_order order =
       p > 1 && (least_wish == wish_partition_first ||
-                (least_wish == wish_automatic && copies && total * element_bytes >= p * partition_first_min_bytes))
+                (least_wish == wish_automatic && copies && total * element_bytes >= p * partition_first_min_bytes(p)))
           ? exchange_order::partition_first
           : exchange_order::sort_first;
 

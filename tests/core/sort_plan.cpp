@@ -180,6 +180,10 @@ TEST(SortPlan, KeysInPlaceOnlyWhereNothingCanTell) {
     x.key = {radix::key_kind::floating, 8};
     x.opts.floats = radix::float_order::total;
   }));
+  EXPECT_FALSE(refused([](auto& x) {
+    x.key = {radix::key_kind::signed_int, 8};
+    x.opts.direction = radix::order::descending;
+  }));
   EXPECT_TRUE(refused([](auto& x) { x.key = {radix::key_kind::unsigned_int, 2}; }));
   EXPECT_TRUE(refused([](auto& x) { x.op = radix::operation::argsort; }));
   EXPECT_TRUE(refused([](auto& x) {

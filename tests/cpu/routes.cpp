@@ -434,12 +434,13 @@ void in_place_shapes(const char* type, radix::options o) {
       if (k != k && r.below(2)) k = K(r.below(1000));  // (NaNs kept, but fewer of them)
     return k;
   };
+  // (below 256 keys the small-input sort runs; from there, two or more blocks)
   constexpr std::size_t block = 512 / sizeof(K);
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(300), block - 1, block,
-                        block + 1, 4097 * block / 16, std::size_t(70001), big_n / 2 + 7}) {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(256), 4 * block - 1,
+                        4 * block + 1, 4097 * block / 16, std::size_t(70001), big_n / 2 + 7}) {
     std::vector<K> k(n);
     for (auto& x : k) x = random_key();
-    check_in_place(k, o, std::string(type) + " random", 300);
+    check_in_place(k, o, std::string(type) + " random", 256);
   }
   const std::size_t n = big_n / 2 + 13;
   std::vector<K> k(n);
@@ -490,6 +491,37 @@ TEST(CpuInPlaceRoute, OneThreadSameResult) {
   radix::options o = cpu_opts();
   o.threads = 1;
   in_place_shapes<std::uint32_t>("u32 one thread", o);
+}
+
+/// Seven threads on any machine (the pool runs their stripes' tasks in turn
+/// where it has fewer workers): seven stripes of classified blocks, chains of
+/// the permutation claimed from seven ranges.
+TEST(CpuInPlaceRoute, SevenStripes) {
+  radix::options o = cpu_opts();
+  o.threads = 7;
+  rt::rng r(rt::case_seed("in-place/seven"));
+  std::vector<std::uint32_t> k(7 * (std::size_t(1) << 16) + 12345);
+  for (auto& x : k) x = std::uint32_t(r());
+  check_in_place(k, o, "u32, 7 threads");
+  std::vector<std::uint64_t> k64(7 * (std::size_t(1) << 16) + 3);
+  for (auto& x : k64) x = r.below(4) ? r() : 42;
+  check_in_place(k64, o, "u64, 7 threads, a quarter one key");
+}
+
+/// The block slot that crosses the end of the keys belongs to a bucket that
+/// is not the last: one thread, n = 139967 u32 keys (a 2-bit top digit: 50
+/// keys of top bits 00, 139914 = 1093 blocks + 10 keys of 01, 3 of 10), so
+/// bucket 01's last block overhangs bucket 10 and the end of the keys.
+TEST(CpuInPlaceRoute, OverflowSlotOfAMiddleBucket) {
+  radix::options o = cpu_opts();
+  o.threads = 1;
+  rt::rng r(rt::case_seed("in-place/overflow"));
+  std::vector<std::uint32_t> k;
+  for (int i = 0; i < 50; ++i) k.push_back(std::uint32_t(r()) >> 2);
+  for (int i = 0; i < 139914; ++i) k.push_back((std::uint32_t(r()) >> 2) | 0x40000000u);
+  for (int i = 0; i < 3; ++i) k.push_back((std::uint32_t(r()) >> 2) | 0x80000000u);
+  for (std::size_t i = k.size() - 1; i > 0; --i) std::swap(k[i], k[r.below(i + 1)]);
+  check_in_place(k, o, "u32, the overflow slot in bucket 01");
 }
 
 /// Where equal keys could differ in their bits, in_place is not taken: floats

@@ -148,7 +148,7 @@ struct sort_plan {
   int begin_bit = 0, end_bit = 0;  ///< resolved: end_bit is never -1
   int digit_bits = 0;            ///< as requested; 0: the engine's choice
   bool nothing_to_move = false;  ///< n < 2: no element changes place (an argsort of one key writes 0)
-  bool keys_in_place = false;    ///< engine_caps::keys_in_place_min_bytes: no key scratch
+  bool keys_in_place = false;    ///< keys alone sorted in place (engine_caps::keys_in_place): no key scratch
   workspace_layout workspace;    ///< empty when the engine keeps no host scratch
   std::array<int, 5> slice{no_slice, no_slice, no_slice, no_slice, no_slice};  ///< slice_id -> layout index
 
