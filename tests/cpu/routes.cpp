@@ -437,12 +437,12 @@ void in_place_shapes(const char* type, radix::options o) {
   // (below 256 keys the small-input sort runs; from there, two or more blocks)
   constexpr std::size_t block = 512 / sizeof(K);
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(256), 4 * block - 1,
-                        4 * block + 1, 4097 * block / 16, std::size_t(70001), big_n / 2 + 7}) {
+                        4 * block + 1, 4097 * block / 16, std::size_t(70001), std::size_t(300007)}) {
     std::vector<K> k(n);
     for (auto& x : k) x = random_key();
     check_in_place(k, o, std::string(type) + " random", 256);
   }
-  const std::size_t n = big_n / 2 + 13;
+  const std::size_t n = 300013;  // (several buckets of a cache share each)
   std::vector<K> k(n);
   const K few[4] = {random_key(), random_key(), random_key(), random_key()};
   for (auto& x : k) x = few[r.below(4)];
@@ -450,7 +450,7 @@ void in_place_shapes(const char* type, radix::options o) {
   const K heavy = random_key();
   for (auto& x : k) x = r.below(10) < 7 ? heavy : random_key();
   check_in_place(k, o, std::string(type) + " 70% one key");
-  std::vector<K> cluster(big_n + 5);  // 90% share their top 12 bits: one bucket of ~1.9M keys
+  std::vector<K> cluster(600005);  // 90% share their top 12 bits: one bucket of ~540K keys, over a cache share
   for (auto& x : cluster) {
     std::uint64_t bits;
     K v = random_key();
