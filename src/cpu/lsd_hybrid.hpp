@@ -9,6 +9,21 @@
 namespace radix::cpu {
 namespace lsd_detail {
 
+/// The MSD digit of a hybrid route over `bits` varying bits of n elements:
+/// enough bits for buckets of about `target` elements (at most max_msd_bits,
+/// leaving one bit below), widened when that saves an in-cache pass and
+/// buckets stay >= target / 4.
+template <class U, class V>
+inline int sorter<U, V>::msd_digit_bits(std::uint64_t n, int bits, std::uint64_t target) const {
+  const int dd = policy_.bucket_digit_bits;
+  int d1 = std::max(1, int(std::bit_width((n - 1) / target)));
+  d1 = std::min({d1, policy_.max_msd_bits, bits - 1});
+  const int p2 = (bits - d1 + dd - 1) / dd;
+  const int wider = bits - dd * (p2 - 1);
+  if (p2 > 1 && wider <= policy_.max_msd_bits && (n >> wider) >= target / 4) d1 = wider;
+  return d1;
+}
+
 template <class U, class V>
 inline void sorter<U, V>::hybrid(int lo, int hi, U varying) {
   if (fine_ && hi > spec_shift_ && hi <= spec_shift_ + spec_bits_ &&
@@ -17,14 +32,7 @@ inline void sorter<U, V>::hybrid(int lo, int hi, U varying) {
   const std::uint64_t n = job_.n;
   const std::uint64_t elem = sizeof(U) + (has_value ? sizeof(V) : 0);
   const std::uint64_t target = std::max<std::uint64_t>(1024, policy_.bucket_bytes / elem);
-  const int bits = hi - lo, dd = policy_.bucket_digit_bits;
-  // MSD digit: enough bits for buckets of about `target` elements; widened
-  // when that saves an in-cache pass and buckets stay >= target / 4.
-  int d1 = std::max(1, int(std::bit_width((n - 1) / target)));
-  d1 = std::min({d1, policy_.max_msd_bits, bits - 1});
-  int p2 = (bits - d1 + dd - 1) / dd;
-  const int wider = bits - dd * (p2 - 1);
-  if (p2 > 1 && wider <= policy_.max_msd_bits && (n >> wider) >= target / 4) d1 = wider, --p2;
+  const int d1 = msd_digit_bits(n, hi - lo, target);
   const core::pass msd{hi - d1, d1};
 
   // The MSD pass: user -> scratch (keys and payload), indices generated.

@@ -36,15 +36,9 @@ inline void sorter<U, V>::in_place_route(int lo, int hi, U varying) {
   const std::uint64_t n = job_.n;
   const std::uint64_t target = std::max<std::uint64_t>(1024, policy_.bucket_bytes / sizeof(U));
   const int bits = hi - lo;
-  // The MSD digit as hybrid() takes it (buckets of about `target` keys, no
-  // wider than max_msd_bits, widened where that saves an in-cache pass);
-  // when it covers every bit that varies, the distribution alone sorts.
-  const int dd = policy_.bucket_digit_bits;
-  int d1 = std::max(1, int(std::bit_width((n - 1) / target)));
-  d1 = std::min({d1, policy_.max_msd_bits, bits});
-  const int p2 = (bits - d1 + dd - 1) / dd, wider = bits - dd * (p2 - 1);
-  if (p2 > 1 && wider <= policy_.max_msd_bits && (n >> wider) >= target / 4) d1 = wider;
-  if (bits <= dd) d1 = bits;
+  // The MSD digit as the hybrid route takes it; where the bits that vary fit
+  // one in-cache digit, all of them: the distribution alone sorts.
+  int d1 = bits <= policy_.bucket_digit_bits ? bits : msd_digit_bits(n, bits, target);
   d1 = std::clamp(d1, 1, std::min(bits, 16));  // (policies that ask for 0 or more than 16 bits)
   const core::pass msd{hi - d1, d1};
   const std::vector<std::uint64_t> start = distribute_in_place(job_.keys, n, msd, threads_);

@@ -212,6 +212,7 @@ class sorter {
   std::vector<std::uint64_t> distribute_in_place(U* a, std::uint64_t m, core::pass ps, unsigned threads);
 
   // ---- lsd_hybrid.hpp: MSD pass into cache-sized buckets, then LSD per bucket
+  int msd_digit_bits(std::uint64_t n, int bits, std::uint64_t target) const;
   void hybrid(int lo, int hi, U varying);
   template <class Top>
   void sort_buckets(const std::vector<std::uint64_t>& hist, unsigned R, std::uint64_t target, int lo, U varying,
