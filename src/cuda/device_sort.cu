@@ -60,6 +60,9 @@ onesweep_tuning& tuning_override() {
     const char* block = core::env::get("RADIX_CUDA_BLOCK_SORT");
     d.block_sort = !(block && block[0] == '0');
     if (const char* r = core::env::get("RADIX_CUDA_RANK_SORT_MAX")) d.rank_sort_max = int(std::strtol(r, nullptr, 10));
+    if (const char* c = core::env::get("RADIX_CUDA_CLUSTER_SORT_MAX")) d.cluster_sort_max = std::strtoll(c, nullptr, 10);
+    if (const char* c = core::env::get("RADIX_CUDA_CLUSTER_THREADS")) d.cluster_threads = int(std::strtol(c, nullptr, 10));
+    if (const char* c = core::env::get("RADIX_CUDA_CLUSTER_CHUNK")) d.cluster_chunk = int(std::strtol(c, nullptr, 10));
     const char* msd = core::env::get("RADIX_CUDA_MSD");
     d.msd_buckets = !(msd && msd[0] == '0');
     const char* small = core::env::get("RADIX_CUDA_SMALL_TILES");
@@ -81,6 +84,11 @@ onesweep_tuning& tuning_override() {
 }
 
 std::atomic<std::uint64_t>& inset_sorts() {
+  static std::atomic<std::uint64_t> count{0};
+  return count;
+}
+
+std::atomic<std::uint64_t>& cluster_sorts() {
   static std::atomic<std::uint64_t> count{0};
   return count;
 }

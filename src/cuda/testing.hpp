@@ -16,4 +16,7 @@ onesweep_tuning& tuning_override();
 /// route they aim at ran.
 std::atomic<std::uint64_t>& inset_sorts();
 
+/// Sorts by one thread block cluster (cluster_sort_run), counted likewise.
+std::atomic<std::uint64_t>& cluster_sorts();
+
 }  // namespace radix::cuda_detail

@@ -466,6 +466,9 @@ TEST_CASE(keys_distributions, false) {
 // others not), its bins' bank layout (multiples of 16, evenly spaced keys) and its partial last chunk: small
 // enough for the sanitizers.
 TEST_CASE(histogram_patterns_small, true) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 0;  // Onesweep's histogram kernel under test
   for (dist d : {dist::nearly_sorted, dist::spaced, dist::mult16}) {
     const std::size_t n = 100003;
     check_keys(make_keys<std::uint32_t>(n, d, 31), {}, std::string("u32 ") + dist_name(d));
@@ -473,6 +476,7 @@ TEST_CASE(histogram_patterns_small, true) {
     check_keys(make_keys<std::uint64_t>(n, d, 33), {}, std::string("u64 ") + dist_name(d));
     check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, d, 34), {}, std::string("u16/u32 ") + dist_name(d));
   }
+  t = saved;
 }
 
 // Sizes where the MSD buckets kernel is launched (it finishes the sort where that path is not taken): three
@@ -591,9 +595,11 @@ void check_double_buffer(const std::vector<H>& in, options o, const std::string&
   if (moved_natively)  // control state and the look-back ring only
     CHECK_MSG(wsb <= (std::size_t(4) << 20), "double-buffered pairs %s n=%zu: workspace %zu bytes", what.c_str(), n, wsb);
   dvec<unsigned char> ws(wsb);
+  const std::uint64_t clustered = cd::cluster_sorts().load();
   radix::cuda::sort_pairs(dk, dv, n, ws.p, wsb, 0, o);
   CU(cudaDeviceSynchronize());
   CHECK_MSG(dk.selector == dv.selector, "double-buffered pairs %s: keys and values disagree on the buffer", what.c_str());
+  if (want_selector >= 0 && cd::cluster_sorts().load() != clustered) want_selector = 0;  // the cluster sorts in place
   if (want_selector >= 0)
     CHECK_MSG(dk.selector == want_selector, "double-buffered pairs %s n=%zu: result in buffer %d, expected %d",
               what.c_str(), n, dk.selector, want_selector);
@@ -911,6 +917,7 @@ TEST_CASE(late_values_tiles, false) {
   for (int forced = 1; forced >= 0; --forced) {
     t.force_onesweep = forced != 0;
     t.small_tiles = forced == 0;
+    t.cluster_sort_max = 0;  // the tiles' late values under test
     const std::string w = forced ? " (long tiles forced)" : " (default kernels)";
     for (std::size_t n : {t32 - 1, t32, t32 + 1, 2 * t32 + 1, t64 - 1, t64, t64 + 1, 3 * t64 - 5}) {
       options desc;
@@ -961,8 +968,14 @@ static void one_descent_cases() {
   }
 }
 TEST_CASE(narrow_order_check, true) {
-  one_descent_cases<std::uint8_t>();
-  one_descent_cases<std::uint16_t>();
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  for (long long cluster : {0ll, -1ll}) {  // Onesweep's histogram, then the default (the cluster sort's survey)
+    t.cluster_sort_max = cluster;
+    one_descent_cases<std::uint8_t>();
+    one_descent_cases<std::uint16_t>();
+  }
+  t = saved;
 }
 
 /// 32-bit keys with 4-byte values across the tiers: the small tiles up to
@@ -1041,6 +1054,7 @@ TEST_CASE(small_tiles_every_value, false) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
   const std::size_t tile = cd::sm90_small_tiles(4, 8).tile();
+  t.cluster_sort_max = 0;  // Onesweep's small tiles under test
   // around each key and value width's own limit
   auto sizes_for = [&](int kb, int vb) {
     const std::size_t medium = cd::sm90_policy(kb, vb).medium_n;
@@ -1212,10 +1226,14 @@ static void narrow_cases(bool small);
 
 TEST_CASE(small_tiles_every_value_small, true) {
   // the small tiles of the newer rows, once each (compute-sanitizer's set)
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 0;
   check_pairs<std::uint32_t, 8>(make_keys<std::uint32_t>(40000, dist::random, 7), {}, "small tiles u32/u64");
   check_pairs<std::uint64_t, 16>(make_keys<std::uint64_t>(40000, dist::random, 8), {}, "small tiles u64/16");
   check_pairs<std::uint8_t, 8>(make_keys<std::uint8_t>(40000, dist::random, 9), {}, "small tiles u8/u64");
   check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(40000, dist::random, 10), {}, "small tiles u16/u32");
+  t = saved;
 }
 
 TEST_CASE(small_every_kernel, true) {
@@ -1227,8 +1245,12 @@ TEST_CASE(small_every_kernel, true) {
   // multi-block: histogram, scatter (tiny ring wrapping), finish
   forced_ring_cases(true);
   // (above the one-block counting sort's limit: the multi-block counting sort)
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 0;
   check_keys(make_keys<std::uint8_t>(70000, dist::random, 5), {}, "u8 multi-block counting sort");
   check_keys(make_keys<std::uint16_t>(50000, dist::random, 6), {}, "u16 multi-block");
+  t = saved;
   narrow_cases(true);  // the scatter kernel's half-width loads and stores
 }
 
@@ -1384,6 +1406,7 @@ std::vector<H> floats_few_specials(std::size_t n, std::uint64_t seed) {
 static void msd_bucket_cases(bool full) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 0;  // the sizes above one block take the MSD path or Onesweep's
   options two;  // 1-bit digits over [3,20): the top pass has two buckets, of about n / 2 keys
   two.begin_bit = 3;
   two.end_bit = 20;
@@ -1497,6 +1520,105 @@ static void msd_bucket_cases(bool full) {
 TEST_CASE(msd_buckets_small, true) { msd_bucket_cases(false); }
 TEST_CASE(msd_buckets, false) { msd_bucket_cases(true); }
 
+/// Above one block (8192 keys) and up to a cluster's 16 x 8192: one thread
+/// block cluster sorts the input in its distributed shared memory
+/// (cluster_sort_agent). Each size in every block shape that holds it
+/// (chunks of 2048, 4096 and 8192 keys; 8 and 16 keys a thread), across the
+/// chunk boundaries (a last block of one key, of a full chunk), every key
+/// width, the three forms of the ordered-bits transform, few bits varying,
+/// bit ranges, descending order, values of 1 to 16 bytes, argsort (into 4-
+/// and 8-byte indices, with and without the sorted keys), the double-buffer
+/// forms; each checked element for element, and the route counted
+/// (cluster_sorts).
+static void cluster_sort_cases(bool full) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 1 << 17;
+  t.counting_block_max = 0;  // 1-byte keys alone too
+  t.rank_sort_max = 0;       // pairs of 8-byte values too from 8193 keys
+  // (the small set, the sanitizers': a few blocks of 2048 keys, 16 of 4096, 9 of 8192)
+  const std::vector<std::size_t> sizes =
+      full ? std::vector<std::size_t>{8193, 12287, 12289, 16384, 16385, 32769, 40000, 65535, 65536, 65537, 100001, 131071,
+                                      131072}
+           : std::vector<std::size_t>{8193, 65536, 65537};
+  struct shape { int chunk, threads; };
+  for (const shape sh : {shape{2048, 256}, shape{4096, 256}, shape{4096, 512}, shape{8192, 512}}) {
+    t.cluster_chunk = sh.chunk;
+    t.cluster_threads = sh.threads;
+    for (std::size_t n : sizes) {
+      if (n > 16 * std::size_t(sh.chunk)) continue;  // more than the largest cluster holds
+      if (!full && ((sh.chunk == 2048) != (n == 8193) || (sh.chunk == 4096 && sh.threads == 512))) continue;
+      const std::string at = " n=" + std::to_string(n) + " (cluster of " + std::to_string(sh.chunk) + "-key blocks of " +
+                             std::to_string(sh.threads) + " threads)";
+      const std::uint64_t before = cd::cluster_sorts().load();
+      options desc;
+      desc.direction = order::descending;
+      for (dist d : {dist::random, dist::few_unique, dist::reversed, dist::all_equal, dist::low16, dist::sorted,
+                     dist::nearly_sorted}) {
+        if (!full && d != dist::random && d != dist::few_unique && d != dist::sorted) continue;
+        check_keys(make_keys<std::uint32_t>(n, d, n + 1), {}, std::string("u32 ") + dist_name(d) + at);
+        check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(n, d, n + 2), desc,
+                                      std::string("u32/u32 desc ") + dist_name(d) + at);
+      }
+      const std::uint64_t after_u32 = cd::cluster_sorts().load();
+      CHECK_MSG(after_u32 > before, "u32 keys%s: the cluster sort never ran", at.c_str());
+      check_keys(make_keys<std::uint8_t>(n, dist::random, n + 3), {}, "u8" + at);
+      check_keys(make_keys<std::uint16_t>(n, dist::random, n + 4), desc, "u16 desc" + at);
+      auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 5);
+      check_keys(k64, {}, "u64" + at);
+      for (auto& k : k64) k <<= 40;  // only bits 40..63 vary
+      check_keys(k64, desc, "u64 high bits desc" + at);
+      check_keys(make_keys<float>(n, dist::random, n + 6), {}, "f32 with -0, NaN, inf" + at);
+      check_keys(make_keys<double>(n, dist::random, n + 6), desc, "f64 with -0, NaN, inf desc" + at);
+      std::vector<float> plain(n);
+      std::uint64_t s = n + 7;
+      for (auto& f : plain) f = float(std::int64_t(splitmix(s) % 2001) - 1000) * 0.25f;  // no -0, no NaN
+      check_keys(plain, desc, "f32 plain desc" + at);
+      check_keys(make_keys<std::int32_t>(n, dist::random, n + 8), desc, "i32 desc" + at);
+      options total;
+      total.floats = float_order::total;
+      check_keys(make_keys<float>(n, dist::random, n + 9), total, "f32 total order" + at);
+      options bits;
+      bits.begin_bit = 3;
+      bits.end_bit = 17;
+      check_keys(make_keys<std::uint32_t>(n, dist::random, n + 9), bits, "u32 bits [3,17)" + at);
+      check_pairs<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::few_unique, n + 10), {}, "u64/u64 few unique" + at);
+      check_pairs<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::random, n + 10), desc, "u64/u64 desc" + at);
+      check_pairs<float, 16>(make_keys<float>(n, dist::random, n + 11), desc, "f32/16 desc" + at);
+      check_pairs<std::uint16_t, 1>(make_keys<std::uint16_t>(n, dist::random, n + 12), {}, "u16/u8" + at);
+      check_pairs<std::uint8_t, 2>(make_keys<std::uint8_t>(n, dist::random, n + 12), desc, "u8/u16 desc" + at);
+      check_pairs<std::uint32_t, 3>(make_keys<std::uint32_t>(n, dist::random, n + 12), {}, "u32/3 bytes" + at);
+      check_argsort<float, std::uint32_t>(make_keys<float>(n, dist::random, n + 13), {}, "f32 -> u32" + at);
+      check_argsort<std::uint32_t, std::uint64_t>(make_keys<std::uint32_t>(n, dist::few_unique, n + 13), {},
+                                                  "u32 few unique -> u64" + at);
+      check_argsort<std::uint64_t, std::uint64_t>(make_keys<std::uint64_t>(n, dist::low16, n + 14), desc,
+                                                  "u64 low16 -> u64 desc" + at);
+      check_argsort<std::int32_t, std::uint32_t>(make_keys<std::int32_t>(n, dist::sorted, n + 14), {}, "i32 sorted -> u32" + at);
+      check_double_buffer<std::uint32_t, 4>(make_keys<std::uint32_t>(n, dist::random, n + 15), {}, "u32/4" + at);
+      check_double_buffer<double, 8>(make_keys<double>(n, dist::random, n + 16), desc, "f64/8 desc" + at);
+    }
+  }
+  t = saved;
+}
+
+TEST_CASE(cluster_sort_small, true) { cluster_sort_cases(false); }
+/// Two cluster sorts (keys; pairs with origins through every pass), for racecheck.
+TEST_CASE(cluster_sort_tiny, true) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 1 << 17;
+  const std::uint64_t before = cd::cluster_sorts().load();
+  options o;
+  o.end_bit = 12;  // two passes
+  const auto k = make_keys<std::uint32_t>(8193, dist::random, 3);
+  check_keys(k, o, "u32 bits [0,12) n=8193 (cluster)");
+  check_pairs<std::uint32_t, 4>(k, o, "u32/u32 bits [0,12) n=8193 (cluster)");
+  CHECK_MSG(cd::cluster_sorts().load() - before >= 3, "the cluster sort ran %llu times, not 3",
+            (unsigned long long)(cd::cluster_sorts().load() - before));
+  t = saved;
+}
+TEST_CASE(cluster_sort_shapes, false) { cluster_sort_cases(true); }
+
 TEST_CASE(rank_sort_small, true) { small_input_cases(small_route::rank_sort, false); }
 TEST_CASE(rank_sort_shapes, false) { small_input_cases(small_route::rank_sort, true); }
 TEST_CASE(block_sort_small, true) { small_input_cases(small_route::block_sort, false); }
@@ -1538,6 +1660,7 @@ TEST_CASE(floats_canon_detected, false) {
 static void narrow_cases(bool small) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 0;  // Onesweep's narrow passes (40000 keys would take the cluster sort)
   std::vector<std::size_t> sizes = small ? std::vector<std::size_t>{40000}
                                          : std::vector<std::size_t>{40000, 300007, 2500001};
   for (int on = 1; on >= 0; --on) {
@@ -1650,6 +1773,7 @@ static void whole_tile_cases(bool small) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
   t.msd_buckets = false;  // every pass in Onesweep's tiles
+  t.cluster_sort_max = 0;
   // each tier's kernels: the small tiles (up to medium_n), the long ones
   // (small and mid tiles off), the default at 2^20+3 (mid tiles; 8-byte
   // indices carried as 4-byte ones and widened by the last pass)
@@ -1717,10 +1841,14 @@ TEST_CASE(whole_tiles_small, true) { whole_tile_cases(true); }
 TEST_CASE(whole_tiles, false) { whole_tile_cases(false); }
 
 TEST_CASE(keys_multi_tile, true) {
+  auto& t = cd::tuning_override();
+  const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 0;  // Onesweep's tiles
   check_keys(make_keys<std::uint32_t>(70000, dist::random, 1), {}, "u32 70000");
   check_keys(make_keys<std::uint8_t>(300007, dist::random, 2), {}, "u8 300007");
   check_keys(make_keys<std::uint64_t>(300007, dist::random, 3), {}, "u64 300007");
   check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(300007, dist::random, 4), {}, "u32/u32 300007");
+  t = saved;
 }
 
 /// Keys-only sorts under several rings, reporting where a result differs
@@ -1728,6 +1856,7 @@ TEST_CASE(keys_multi_tile, true) {
 TEST_CASE(keys_rings_report, false) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
+  t.cluster_sort_max = 0;  // the rings are Onesweep's
   struct cfg { unsigned log2, L, B; };
   for (cfg c : {cfg{10, 512, 5}, cfg{12, 1024, 10}, cfg{10, 512, 0}, cfg{3, 2, 1}}) {
     t.ring = {c.log2, c.L, c.B};

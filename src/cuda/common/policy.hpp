@@ -65,6 +65,21 @@ constexpr long long sm90_counting_block_max = 1 << 16;
 /// comparison counting, which writes their indices directly and was faster.
 constexpr long long sm90_counting_pairs_max = 1 << 11;
 
+/// The largest input one thread block cluster sorts in its distributed
+/// shared memory (cluster_sort_agent) rather than by Onesweep's passes, above
+/// the one-block sorts. Measured on an H200 against the routes it replaces
+/// (bench/results/cuda-h200-2026-12-01-cluster-sort.md): keys alone of 2 and
+/// 4 bytes gain up to 2^16 (a cluster of 16 blocks of 4096 keys), 8-byte keys
+/// up to 2^15 (more passes, twice the bytes); keys with values gain only
+/// where the keys are 2 bytes (three passes), up to 2^15; 1-byte keys keep
+/// their counting sorts, and 4- and 8-byte keys with values gain nothing
+/// within the noise. The route's own limit is 16 x 8192 keys.
+constexpr long long sm90_cluster_sort_max(int key_bytes, int value_bytes) {
+  if (key_bytes == 1) return 0;
+  if (value_bytes == 0) return key_bytes == 8 ? 1 << 15 : 1 << 16;
+  return key_bytes == 2 && value_bytes <= 4 ? 1 << 15 : 0;
+}
+
 /// The all-digit histogram kernel's shape, the same for every key width:
 /// 256 threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the
 /// next chunk's loads are in flight while one is counted; at 4 blocks it

@@ -2,6 +2,7 @@
 // Included by the per-key-width instantiation files (onesweep_k*.cu) only.
 #pragma once
 #include <algorithm>
+#include <bit>
 #include <mutex>
 #include <string>
 
@@ -189,6 +190,152 @@ inline bool use_counting_block(const onesweep_job<U, V>& job) {
   }
 }
 
+/// How one cluster sorts n keys (cluster_sort_agent): `blocks` blocks of
+/// `threads`, 2^chunk_log2 keys each (the last fewer); blocks = 0 where it does not.
+struct cluster_shape {
+  int blocks = 0, threads = 0;
+  unsigned chunk_log2 = 0;
+};
+
+/// The block shapes a cluster sort may take: chunks of 2048, 4096 and 8192
+/// keys, in blocks of 256 or 512 threads (block_sort_agent's counters),
+/// at most 16 keys a thread.
+constexpr int cluster_chunks[] = {2048, 4096, 8192};
+constexpr int cluster_threads_of[] = {256, 512};
+
+/// The largest cluster this device launches of each shape (0: none; before
+/// sm_90, or the shape's shared memory more than a block may have).
+struct cluster_limits {
+  int most[3][2] = {};
+};
+
+template <class U, class V>
+const cluster_limits& cluster_sort_limits() {
+  using C = cluster_sort_agent<U, V>;
+  static per_device<cluster_limits> known;
+  return known.get([] {
+    cluster_limits l;
+    const device_limits& d = current_device_limits();
+    if (d.major < 9) return l;
+    const auto kernel = cluster_sort_kernel<U, V>;
+    // A size the device refuses (an error here) is a size it lacks: each is
+    // asked on its own, the error cleared.
+    const bool non_portable = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+    if (!non_portable) (void)cudaGetLastError();
+    std::size_t largest = 0;
+    for (int c : cluster_chunks)
+      for (int t : cluster_threads_of)
+        if (C::smem_bytes(t, c) <= d.shared_optin) largest = std::max(largest, C::smem_bytes(t, c));
+    if (largest == 0) return l;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(largest)) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return l;
+    }
+    for (int ci = 0; ci < 3; ++ci)
+      for (int ti = 0; ti < 2; ++ti) {
+        const int chunk = cluster_chunks[ci], threads = cluster_threads_of[ti];
+        const std::size_t smem = C::smem_bytes(threads, chunk);
+        if (smem > d.shared_optin || chunk > C::items * threads) continue;
+        for (int blocks = non_portable ? C::max_blocks : 8; blocks >= 2; blocks /= 2) {
+          cudaLaunchConfig_t cfg{};
+          cfg.gridDim = dim3(unsigned(blocks));
+          cfg.blockDim = dim3(unsigned(threads));
+          cfg.dynamicSmemBytes = smem;
+          cudaLaunchAttribute attr[1]{};
+          attr[0].id = cudaLaunchAttributeClusterDimension;
+          attr[0].val.clusterDim.x = unsigned(blocks);
+          attr[0].val.clusterDim.y = 1;
+          attr[0].val.clusterDim.z = 1;
+          cfg.attrs = attr;
+          cfg.numAttrs = 1;
+          int clusters = 0;
+          if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+          }
+          if (clusters > 0) {
+            l.most[ci][ti] = blocks;  // (smaller clusters then fit too)
+            break;
+          }
+        }
+      }
+    return l;
+  });
+}
+
+/// Above block_sort_agent::capacity and up to the tuning's limit: the
+/// smallest chunk whose cluster holds n, in blocks of chunk / 16 threads
+/// (at least 256; the tuning may ask for other threads or another chunk);
+/// blocks = 0: not this route.
+template <class U, class V>
+cluster_shape cluster_sort_shape(std::uint64_t n, const onesweep_tuning& t) {
+  cluster_shape s;
+  constexpr int vb = std::is_same_v<V, no_value> ? 0 : int(sizeof(V));
+  const long long most = t.cluster_sort_max < 0 ? sm90_cluster_sort_max(int(sizeof(U)), vb) : t.cluster_sort_max;
+  if (t.force_onesweep || n <= std::uint64_t(block_sort_agent<U, V>::capacity) || n > std::uint64_t(most)) return s;
+  const cluster_limits& l = cluster_sort_limits<U, V>();
+  for (int ci = 0; ci < 3; ++ci) {
+    const int chunk = cluster_chunks[ci];
+    if (t.cluster_chunk != 0 && t.cluster_chunk != chunk) continue;
+    const int threads = t.cluster_threads != 0 ? t.cluster_threads : std::max(256, chunk / 16);
+    const int ti = threads == 256 ? 0 : threads == 512 ? 1 : -1;
+    if (ti < 0) continue;
+    const std::uint64_t blocks = (n + std::uint64_t(chunk) - 1) / std::uint64_t(chunk);
+    if (l.most[ci][ti] > 0 && blocks <= std::uint64_t(l.most[ci][ti])) {
+      s.blocks = int(blocks);
+      s.threads = threads;
+      s.chunk_log2 = unsigned(std::countr_zero(unsigned(chunk)));
+      return s;
+    }
+  }
+  return s;
+}
+
+/// Enqueues the cluster sort: one launch, no workspace; it reads all of its
+/// input before writing any output, so it sorts in place. Returns 0 (the
+/// result where the keys were, or in sorted_keys), as onesweep_sort.
+template <class U, class V>
+int cluster_sort_run(const onesweep_job<U, V>& job, const cluster_shape& shape) {
+  using C = cluster_sort_agent<U, V>;
+  onesweep_params<U, V> p;
+  p.keys = job.keys;
+  p.values = job.values;
+  p.n = job.n;
+  p.mode = job.mode;
+  p.codec = job.codec;
+  p.range_mask = core::bit_range_mask<U>(job.begin_bit, job.end_bit);
+  block_sort_io<U, V> io;
+  io.kin = job.keys;
+  io.n = int(job.n);
+  if (job.mode == sort_mode::argsort) {
+    io.kout = job.sorted_keys;  // may be null
+    io.vout = job.values;
+    if constexpr (std::is_same_v<V, std::uint32_t>) io.vwide = job.wide_indices;
+  } else {
+    // keys out of place where asked (the double-buffer forms have none); pairs in place
+    const bool elsewhere = job.mode == sort_mode::keys && job.sorted_keys != nullptr && job.key_alt == nullptr;
+    io.kout = elsewhere ? job.sorted_keys : job.keys;
+    io.vin = job.values;
+    io.vout = job.values;
+  }
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(shape.blocks));
+  cfg.blockDim = dim3(unsigned(shape.threads));
+  cfg.dynamicSmemBytes = C::smem_bytes(shape.threads, 1 << shape.chunk_log2);
+  cfg.stream = static_cast<cudaStream_t>(job.stream);
+  cudaLaunchAttribute attr[1]{};
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = unsigned(shape.blocks);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  RADIX_CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_sort_kernel<U, V>, p, io, shape.chunk_log2));
+  RADIX_CUDA_CHECK_LAUNCH("radix cluster_sort_kernel");
+  cluster_sorts().fetch_add(1, std::memory_order_relaxed);
+  return 0;
+}
+
 /// The comparison-counting sort's workspace: where an in-place sort of keys
 /// or pairs puts its output before the copy home (the other blocks still
 /// read the input). Argsort and sorts into other memory (the caller's
@@ -307,6 +454,8 @@ std::size_t onesweep_workspace_bytes(sort_mode mode, std::uint64_t n, const ones
   if (use_rank_sort<U, V>(n, t))
     return rank_sort_layout(mode, n, int(sizeof(U)), vb, caller_alternates || (mode == sort_mode::keys && keys_out_of_place))
         .layout.total();
+  // (the cluster sort needs none, but a request with an inset that the tiles
+  // read in place takes them instead: the size covers both)
   return onesweep_layout(mode, n, int(sizeof(U)), vb, t.ring, use_single_tile<U, V>(n, t), caller_alternates)
       .layout.total();
 }
@@ -379,6 +528,9 @@ int onesweep_sort(const onesweep_job<U, V>& job) {
     }
   }
   if (job.n > 0 && use_rank_sort<U, V>(job.n, job.tuning)) return rank_sort_run<U, V>(job);
+  // (an inset the tiles read in place keeps them: the cluster reads only its input)
+  if (const cluster_shape c = cluster_sort_shape<U, V>(job.n, job.tuning); c.blocks > 0 && !job.inset.active())
+    return cluster_sort_run<U, V>(job, c);
 #if defined(RADIX_CUDA_ALT_POLICY_BUILD)
   // a slot replaces the small tiles too: it is measured against both
   constexpr bool alt_row = (sizeof(U) >= 4 && std::is_same_v<V, v128>) ||

@@ -1,6 +1,7 @@
 // The Onesweep kernels: thin shims that put an agent on its shared memory.
 #pragma once
 #include "block_sort_agent.cuh"
+#include "cluster_sort_agent.cuh"
 #include "counting_block_agent.cuh"
 #include "histogram_agent.cuh"
 #include "rank_sort_agent.cuh"
@@ -44,6 +45,18 @@ template <class U, class V>
 __global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads) block_sort_kernel(const onesweep_params<U, V> p) {
   extern __shared__ __align__(16) unsigned char smem[];
   block_sort_agent<U, V>{p, block_sort_io<U, V>::whole(p), smem}.process();
+}
+
+/// Above one block's reach (cluster_sort_agent): one cluster of blocks,
+/// 2^chunk_log2 keys a block (the last fewer). sm_90 and later; an empty
+/// kernel elsewhere (the host never launches it there: cluster_sort_shape).
+template <class U, class V>
+__global__ void __launch_bounds__(cluster_sort_agent<U, V>::max_threads)
+    cluster_sort_kernel(const onesweep_params<U, V> p, const block_sort_io<U, V> io, unsigned chunk_log2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(16) unsigned char smem[];
+  cluster_sort_agent<U, V>{{p, io, smem}}.process(chunk_log2);
+#endif
 }
 
 /// Up to rank_sort_agent::capacity keys: rank_sort_agent::blocks(n) blocks
