@@ -1315,6 +1315,12 @@ static void small_input_cases(small_route route, bool full) {
       check_pairs<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::few_unique, n + 10), {}, "u64/u64 few unique" + at);
       check_pairs<float, 16>(make_keys<float>(n, dist::random, n + 11), desc, "f32/16 desc" + at);
       check_pairs<std::uint16_t, 1>(make_keys<std::uint16_t>(n, dist::random, n + 12), {}, "u16/u8" + at);
+      check_pairs<std::uint16_t, 2>(make_keys<std::uint16_t>(n, dist::few_unique, n + 12), desc, "u16/u16 few unique desc" + at);
+      options bits16;
+      bits16.begin_bit = 2;
+      bits16.end_bit = 13;
+      check_pairs<std::int16_t, 4>(make_keys<std::int16_t>(n, dist::random, n + 12), bits16, "i16/u32 bits [2,13)" + at);
+      check_argsort<std::uint16_t, std::uint32_t>(make_keys<std::uint16_t>(n, dist::random, n + 13), desc, "u16 -> u32 desc" + at);
       check_argsort<float, std::uint32_t>(make_keys<float>(n, dist::random, n + 13), {}, "f32 -> u32" + at);
       check_argsort<std::uint64_t, std::uint64_t>(make_keys<std::uint64_t>(n, dist::low16, n + 14), desc,
                                                   "u64 low16 -> u64 desc" + at);
@@ -1524,12 +1530,13 @@ TEST_CASE(msd_buckets, false) { msd_bucket_cases(true); }
 /// block cluster sorts the input in its distributed shared memory
 /// (cluster_sort_agent). Each size in every block shape that holds it
 /// (chunks of 2048, 4096 and 8192 keys; 8 and 16 keys a thread), across the
-/// chunk boundaries (a last block of one key, of a full chunk), every key
-/// width, the three forms of the ordered-bits transform, few bits varying,
-/// bit ranges, descending order, values of 1 to 16 bytes, argsort (into 4-
-/// and 8-byte indices, with and without the sorted keys), the double-buffer
-/// forms; each checked element for element, and the route counted
-/// (cluster_sorts).
+/// chunk boundaries (a last block of one key, of a full chunk), keys alone
+/// of 2, 4 and 8 bytes and 2-byte keys with values of 1, 2 and 4 bytes and
+/// argsort (what the route is compiled for: cluster_sort_compiled), the three
+/// forms of the ordered-bits transform, few bits varying, bit ranges,
+/// descending order, the double-buffer forms; each checked element for
+/// element, and the route counted (cluster_sorts). The other requests
+/// (1-byte keys, wider values) must sort as before through their own routes.
 static void cluster_sort_cases(bool full) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
@@ -1557,11 +1564,11 @@ static void cluster_sort_cases(bool full) {
                      dist::nearly_sorted}) {
         if (!full && d != dist::random && d != dist::few_unique && d != dist::sorted) continue;
         check_keys(make_keys<std::uint32_t>(n, d, n + 1), {}, std::string("u32 ") + dist_name(d) + at);
-        check_pairs<std::uint32_t, 4>(make_keys<std::uint32_t>(n, d, n + 2), desc,
-                                      std::string("u32/u32 desc ") + dist_name(d) + at);
+        check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(n, d, n + 2), desc,
+                                      std::string("u16/u32 desc ") + dist_name(d) + at);
       }
       const std::uint64_t after_u32 = cd::cluster_sorts().load();
-      CHECK_MSG(after_u32 > before, "u32 keys%s: the cluster sort never ran", at.c_str());
+      CHECK_MSG(after_u32 > before, "u32 keys and u16/u32 pairs%s: the cluster sort never ran", at.c_str());
       check_keys(make_keys<std::uint8_t>(n, dist::random, n + 3), {}, "u8" + at);
       check_keys(make_keys<std::uint16_t>(n, dist::random, n + 4), desc, "u16 desc" + at);
       auto k64 = make_keys<std::uint64_t>(n, dist::random, n + 5);
@@ -1602,7 +1609,7 @@ static void cluster_sort_cases(bool full) {
 }
 
 TEST_CASE(cluster_sort_small, true) { cluster_sort_cases(false); }
-/// Two cluster sorts (keys; pairs with origins through every pass), for racecheck.
+/// Three cluster sorts (keys in and out of place; pairs, origins through every pass), for racecheck.
 TEST_CASE(cluster_sort_tiny, true) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
@@ -1610,9 +1617,8 @@ TEST_CASE(cluster_sort_tiny, true) {
   const std::uint64_t before = cd::cluster_sorts().load();
   options o;
   o.end_bit = 12;  // two passes
-  const auto k = make_keys<std::uint32_t>(8193, dist::random, 3);
-  check_keys(k, o, "u32 bits [0,12) n=8193 (cluster)");
-  check_pairs<std::uint32_t, 4>(k, o, "u32/u32 bits [0,12) n=8193 (cluster)");
+  check_keys(make_keys<std::uint32_t>(8193, dist::random, 3), o, "u32 bits [0,12) n=8193 (cluster)");
+  check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(8193, dist::random, 4), o, "u16/u32 bits [0,12) n=8193 (cluster)");
   CHECK_MSG(cd::cluster_sorts().load() - before >= 3, "the cluster sort ran %llu times, not 3",
             (unsigned long long)(cd::cluster_sorts().load() - before));
   t = saved;

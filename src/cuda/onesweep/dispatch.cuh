@@ -203,63 +203,78 @@ struct cluster_shape {
 constexpr int cluster_chunks[] = {2048, 4096, 8192};
 constexpr int cluster_threads_of[] = {256, 512};
 
+/// The cluster sort is compiled only for the requests its policy can send
+/// it (sm90_cluster_sort_max): keys alone of 2, 4 and 8 bytes, and 2-byte
+/// keys with values (or indices) of up to 4 bytes. Its three forms of the
+/// ordered-bits transform cost each instantiation seconds of compile time.
+template <class U, class V>
+constexpr bool cluster_sort_compiled =
+    sizeof(U) >= 2 && (std::is_same_v<V, no_value> || (sizeof(U) == 2 && sizeof(V) <= 4));
+
 /// The largest cluster this device launches of each shape (0: none; before
 /// sm_90, or the shape's shared memory more than a block may have).
 struct cluster_limits {
   int most[3][2] = {};
 };
 
+/// Asks the device (cluster_sort_limits, once per device).
 template <class U, class V>
-const cluster_limits& cluster_sort_limits() {
+cluster_limits query_cluster_limits() {
   using C = cluster_sort_agent<U, V>;
-  static per_device<cluster_limits> known;
-  return known.get([] {
-    cluster_limits l;
-    const device_limits& d = current_device_limits();
-    if (d.major < 9) return l;
-    const auto kernel = cluster_sort_kernel<U, V>;
-    // A size the device refuses (an error here) is a size it lacks: each is
-    // asked on its own, the error cleared.
-    const bool non_portable = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-    if (!non_portable) (void)cudaGetLastError();
-    std::size_t largest = 0;
-    for (int c : cluster_chunks)
-      for (int t : cluster_threads_of)
-        if (C::smem_bytes(t, c) <= d.shared_optin) largest = std::max(largest, C::smem_bytes(t, c));
-    if (largest == 0) return l;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(largest)) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return l;
-    }
-    for (int ci = 0; ci < 3; ++ci)
-      for (int ti = 0; ti < 2; ++ti) {
-        const int chunk = cluster_chunks[ci], threads = cluster_threads_of[ti];
-        const std::size_t smem = C::smem_bytes(threads, chunk);
-        if (smem > d.shared_optin || chunk > C::items * threads) continue;
-        for (int blocks = non_portable ? C::max_blocks : 8; blocks >= 2; blocks /= 2) {
-          cudaLaunchConfig_t cfg{};
-          cfg.gridDim = dim3(unsigned(blocks));
-          cfg.blockDim = dim3(unsigned(threads));
-          cfg.dynamicSmemBytes = smem;
-          cudaLaunchAttribute attr[1]{};
-          attr[0].id = cudaLaunchAttributeClusterDimension;
-          attr[0].val.clusterDim.x = unsigned(blocks);
-          attr[0].val.clusterDim.y = 1;
-          attr[0].val.clusterDim.z = 1;
-          cfg.attrs = attr;
-          cfg.numAttrs = 1;
-          int clusters = 0;
-          if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-          }
-          if (clusters > 0) {
-            l.most[ci][ti] = blocks;  // (smaller clusters then fit too)
-            break;
-          }
+  cluster_limits l;
+  const device_limits& d = current_device_limits();
+  if (d.major < 9) return l;
+  const auto kernel = cluster_sort_kernel<U, V>;
+  // A size the device refuses (an error here) is a size it lacks: each is
+  // asked on its own, the error cleared.
+  const bool non_portable = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+  if (!non_portable) (void)cudaGetLastError();
+  std::size_t largest = 0;
+  for (int c : cluster_chunks)
+    for (int t : cluster_threads_of)
+      if (C::smem_bytes(t, c) <= d.shared_optin) largest = std::max(largest, C::smem_bytes(t, c));
+  if (largest == 0) return l;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(largest)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return l;
+  }
+  for (int ci = 0; ci < 3; ++ci)
+    for (int ti = 0; ti < 2; ++ti) {
+      const int chunk = cluster_chunks[ci], threads = cluster_threads_of[ti];
+      const std::size_t smem = C::smem_bytes(threads, chunk);
+      if (smem > d.shared_optin || chunk > C::items * threads) continue;
+      for (int blocks = non_portable ? C::max_blocks : 8; blocks >= 2; blocks /= 2) {
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(unsigned(blocks));
+        cfg.blockDim = dim3(unsigned(threads));
+        cfg.dynamicSmemBytes = smem;
+        cudaLaunchAttribute attr[1]{};
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = unsigned(blocks);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+          (void)cudaGetLastError();
+          continue;
+        }
+        if (clusters > 0) {
+          l.most[ci][ti] = blocks;  // (smaller clusters then fit too)
+          break;
         }
       }
-    return l;
+    }
+  return l;
+}
+
+template <class U, class V>
+const cluster_limits& cluster_sort_limits() {
+  static per_device<cluster_limits> known;
+  return known.get([] {
+    if constexpr (cluster_sort_compiled<U, V>) return query_cluster_limits<U, V>();
+    else return cluster_limits{};
   });
 }
 
@@ -318,20 +333,22 @@ int cluster_sort_run(const onesweep_job<U, V>& job, const cluster_shape& shape) 
     io.vin = job.values;
     io.vout = job.values;
   }
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(shape.blocks));
-  cfg.blockDim = dim3(unsigned(shape.threads));
-  cfg.dynamicSmemBytes = C::smem_bytes(shape.threads, 1 << shape.chunk_log2);
-  cfg.stream = static_cast<cudaStream_t>(job.stream);
-  cudaLaunchAttribute attr[1]{};
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = unsigned(shape.blocks);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  RADIX_CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_sort_kernel<U, V>, p, io, shape.chunk_log2));
-  RADIX_CUDA_CHECK_LAUNCH("radix cluster_sort_kernel");
+  if constexpr (cluster_sort_compiled<U, V>) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned(shape.blocks));
+    cfg.blockDim = dim3(unsigned(shape.threads));
+    cfg.dynamicSmemBytes = C::smem_bytes(shape.threads, 1 << shape.chunk_log2);
+    cfg.stream = static_cast<cudaStream_t>(job.stream);
+    cudaLaunchAttribute attr[1]{};
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(shape.blocks);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    RADIX_CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_sort_kernel<U, V>, p, io, shape.chunk_log2));
+    RADIX_CUDA_CHECK_LAUNCH("radix cluster_sort_kernel");
+  }  // (else cluster_sort_shape never chose this route)
   cluster_sorts().fetch_add(1, std::memory_order_relaxed);
   return 0;
 }
