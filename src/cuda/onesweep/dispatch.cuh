@@ -306,12 +306,9 @@ cluster_shape cluster_sort_shape(std::uint64_t n, const onesweep_tuning& t) {
   return s;
 }
 
-/// Enqueues the cluster sort: one launch, no workspace; it reads all of its
-/// input before writing any output, so it sorts in place. Returns 0 (the
-/// result where the keys were, or in sorted_keys), as onesweep_sort.
+/// The kernel parameters every route fills from the job alike.
 template <class U, class V>
-int cluster_sort_run(const onesweep_job<U, V>& job, const cluster_shape& shape) {
-  using C = cluster_sort_agent<U, V>;
+onesweep_params<U, V> params_of(const onesweep_job<U, V>& job) {
   onesweep_params<U, V> p;
   p.keys = job.keys;
   p.values = job.values;
@@ -319,6 +316,16 @@ int cluster_sort_run(const onesweep_job<U, V>& job, const cluster_shape& shape) 
   p.mode = job.mode;
   p.codec = job.codec;
   p.range_mask = core::bit_range_mask<U>(job.begin_bit, job.end_bit);
+  return p;
+}
+
+/// Enqueues the cluster sort: one launch, no workspace; it reads all of its
+/// input before writing any output, so it sorts in place. Returns 0 (the
+/// result where the keys were, or in sorted_keys), as onesweep_sort.
+template <class U, class V>
+int cluster_sort_run(const onesweep_job<U, V>& job, const cluster_shape& shape) {
+  using C = cluster_sort_agent<U, V>;
+  const onesweep_params<U, V> p = params_of(job);
   block_sort_io<U, V> io;
   io.kin = job.keys;
   io.n = int(job.n);
@@ -518,14 +525,8 @@ int onesweep_sort(const onesweep_job<U, V>& job) {
   }
   if constexpr (sizeof(U) == 1) {
     if (use_counting_block(job)) {
-      onesweep_params<U, V> p;
-      p.keys = job.keys;
-      p.values = job.values;
+      onesweep_params<U, V> p = params_of(job);
       if (job.sorted_keys != job.keys) p.sorted_keys = job.sorted_keys;  // keys out of place
-      p.n = job.n;
-      p.mode = job.mode;
-      p.codec = job.codec;
-      p.range_mask = core::bit_range_mask<U>(job.begin_bit, job.end_bit);
       const cudaStream_t stream = static_cast<cudaStream_t>(job.stream);
       if constexpr (std::is_same_v<V, no_value>) {
         counting_block_kernel<U><<<1, counting_block_agent<U>::threads_for(job.n), 0, stream>>>(p);
@@ -594,19 +595,13 @@ int onesweep_run(const onesweep_job<U, V>& job) {
   const int end_bit = job.end_bit;  // resolved by the plan
   const pass_list passes = make_pass_list(job.begin_bit, end_bit, job.digit_bits);
 
-  onesweep_params<U, V> p;
-  p.keys = job.keys;
-  p.values = job.values;
+  onesweep_params<U, V> p = params_of(job);
   if constexpr (std::is_same_v<V, std::uint32_t>)
     if (job.mode == sort_mode::argsort) p.wide_values = job.wide_indices;
   // argsort's sorted keys where asked; keys out of place (the double-buffer form has none)
   if (job.mode == sort_mode::argsort || (job.mode == sort_mode::keys && job.key_alt == nullptr &&
                                          job.sorted_keys != job.keys))
     p.sorted_keys = job.sorted_keys;
-  p.n = n;
-  p.mode = job.mode;
-  p.codec = job.codec;
-  p.range_mask = core::bit_range_mask<U>(job.begin_bit, end_bit);
   p.ring_cfg = job.tuning.ring;
   p.whole_tiles = job.tuning.whole_tiles && sm90_whole_tiles(int(sizeof(U)), K::value_bytes, n);
   // The scatter reads the inset a warp's keys at a time: its ends, where they
