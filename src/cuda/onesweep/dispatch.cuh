@@ -217,6 +217,27 @@ struct cluster_limits {
   int most[3][2] = {};
 };
 
+/// A launch of one cluster of `blocks` blocks (the configuration points at
+/// its own attribute: keep the object alive through the launch).
+struct cluster_launch {
+  cudaLaunchAttribute attr[1]{};
+  cudaLaunchConfig_t cfg{};
+  cluster_launch(int blocks, int threads, std::size_t smem, cudaStream_t stream) {
+    cfg.gridDim = dim3(unsigned(blocks));
+    cfg.blockDim = dim3(unsigned(threads));
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(blocks);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  cluster_launch(const cluster_launch&) = delete;  // cfg.attrs points into this object
+  cluster_launch& operator=(const cluster_launch&) = delete;
+};
+
 /// Asks the device (cluster_sort_limits, once per device).
 template <class U, class V>
 cluster_limits query_cluster_limits() {
@@ -244,19 +265,9 @@ cluster_limits query_cluster_limits() {
       const std::size_t smem = C::smem_bytes(threads, chunk);
       if (smem > d.shared_optin || chunk > C::items * threads) continue;
       for (int blocks = non_portable ? C::max_blocks : 8; blocks >= 2; blocks /= 2) {
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(unsigned(blocks));
-        cfg.blockDim = dim3(unsigned(threads));
-        cfg.dynamicSmemBytes = smem;
-        cudaLaunchAttribute attr[1]{};
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = unsigned(blocks);
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        const cluster_launch launch(blocks, threads, smem, nullptr);
         int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.cfg) != cudaSuccess) {
           (void)cudaGetLastError();
           continue;
         }
@@ -341,19 +352,9 @@ int cluster_sort_run(const onesweep_job<U, V>& job, const cluster_shape& shape) 
     io.vout = job.values;
   }
   if constexpr (cluster_sort_compiled<U, V>) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(unsigned(shape.blocks));
-    cfg.blockDim = dim3(unsigned(shape.threads));
-    cfg.dynamicSmemBytes = C::smem_bytes(shape.threads, 1 << shape.chunk_log2);
-    cfg.stream = static_cast<cudaStream_t>(job.stream);
-    cudaLaunchAttribute attr[1]{};
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = unsigned(shape.blocks);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    RADIX_CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_sort_kernel<U, V>, p, io, shape.chunk_log2));
+    const cluster_launch launch(shape.blocks, shape.threads, C::smem_bytes(shape.threads, 1 << shape.chunk_log2),
+                                static_cast<cudaStream_t>(job.stream));
+    RADIX_CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, cluster_sort_kernel<U, V>, p, io, shape.chunk_log2));
     RADIX_CUDA_CHECK_LAUNCH("radix cluster_sort_kernel");
   }  // (else cluster_sort_shape never chose this route)
   cluster_sorts().fetch_add(1, std::memory_order_relaxed);
