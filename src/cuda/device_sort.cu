@@ -61,7 +61,7 @@ onesweep_tuning& tuning_override() {
     d.block_sort = !(block && block[0] == '0');
     if (const char* r = core::env::get("RADIX_CUDA_RANK_SORT_MAX")) d.rank_sort_max = int(std::strtol(r, nullptr, 10));
     if (const char* c = core::env::get("RADIX_CUDA_CLUSTER_SORT_MAX")) d.cluster_sort_max = std::strtoll(c, nullptr, 10);
-    if (const char* c = core::env::get("RADIX_CUDA_CLUSTER_THREADS")) d.cluster_threads = int(std::strtol(c, nullptr, 10));
+    if (const char* c = core::env::get("RADIX_CUDA_CLUSTER_DIGIT_BITS")) d.cluster_digit_bits = int(std::strtol(c, nullptr, 10));
     if (const char* c = core::env::get("RADIX_CUDA_CLUSTER_CHUNK")) d.cluster_chunk = int(std::strtol(c, nullptr, 10));
     const char* msd = core::env::get("RADIX_CUDA_MSD");
     d.msd_buckets = !(msd && msd[0] == '0');

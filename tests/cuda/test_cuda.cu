@@ -1526,10 +1526,11 @@ static void msd_bucket_cases(bool full) {
 TEST_CASE(msd_buckets_small, true) { msd_bucket_cases(false); }
 TEST_CASE(msd_buckets, false) { msd_bucket_cases(true); }
 
-/// Above one block (8192 keys) and up to a cluster's 16 x 8192: one thread
+/// Above one block (8192 keys) and up to a cluster's 16 x 4096: one thread
 /// block cluster sorts the input in its distributed shared memory
 /// (cluster_sort_agent). Each size in every block shape that holds it
-/// (chunks of 2048, 4096 and 8192 keys; 8 and 16 keys a thread), across the
+/// (chunks of 2048 and 4096 keys, 8 and 16 keys a thread; digits of up to 7
+/// and 6 bits: 7-bit counters and passes of both widths), across the
 /// chunk boundaries (a last block of one key, of a full chunk), keys alone
 /// of 2, 4 and 8 bytes and 2-byte keys with values of 1, 2 and 4 bytes and
 /// argsort (what the route is compiled for: cluster_sort_compiled), the three
@@ -1540,23 +1541,22 @@ TEST_CASE(msd_buckets, false) { msd_bucket_cases(true); }
 static void cluster_sort_cases(bool full) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  t.cluster_sort_max = 1 << 17;
+  t.cluster_sort_max = 1 << 16;
   t.counting_block_max = 0;  // 1-byte keys alone too
   t.rank_sort_max = 0;       // pairs of 8-byte values too from 8193 keys
-  // (the small set, the sanitizers': a few blocks of 2048 keys, 16 of 4096, 9 of 8192)
+  // (the small set, the sanitizers': a few blocks of 2048 keys, 16 of 4096, 7-bit digits, and 6-bit at 8193)
   const std::vector<std::size_t> sizes =
-      full ? std::vector<std::size_t>{8193, 12287, 12289, 16384, 16385, 32769, 40000, 65535, 65536, 65537, 100001, 131071,
-                                      131072}
-           : std::vector<std::size_t>{8193, 65536, 65537};
-  struct shape { int chunk, threads; };
-  for (const shape sh : {shape{2048, 256}, shape{4096, 256}, shape{4096, 512}, shape{8192, 512}}) {
+      full ? std::vector<std::size_t>{8193, 12287, 12289, 16384, 16385, 32767, 32769, 40000, 65535, 65536}
+           : std::vector<std::size_t>{8193, 65536};
+  struct shape { int chunk, digit_bits; };
+  for (const shape sh : {shape{2048, 7}, shape{4096, 7}, shape{2048, 6}, shape{4096, 6}}) {
     t.cluster_chunk = sh.chunk;
-    t.cluster_threads = sh.threads;
+    t.cluster_digit_bits = sh.digit_bits;
     for (std::size_t n : sizes) {
       if (n > 16 * std::size_t(sh.chunk)) continue;  // more than the largest cluster holds
-      if (!full && ((sh.chunk == 2048) != (n == 8193) || (sh.chunk == 4096 && sh.threads == 512))) continue;
-      const std::string at = " n=" + std::to_string(n) + " (cluster of " + std::to_string(sh.chunk) + "-key blocks of " +
-                             std::to_string(sh.threads) + " threads)";
+      if (!full && ((sh.chunk == 2048) != (n == 8193) || (sh.digit_bits == 6 && sh.chunk == 4096))) continue;
+      const std::string at = " n=" + std::to_string(n) + " (cluster of " + std::to_string(sh.chunk) + "-key blocks, " +
+                             std::to_string(sh.digit_bits) + "-bit digits)";
       const std::uint64_t before = cd::cluster_sorts().load();
       options desc;
       desc.direction = order::descending;
@@ -1613,12 +1613,12 @@ TEST_CASE(cluster_sort_small, true) { cluster_sort_cases(false); }
 TEST_CASE(cluster_sort_tiny, true) {
   auto& t = cd::tuning_override();
   const cd::onesweep_tuning saved = t;
-  t.cluster_sort_max = 1 << 17;
+  t.cluster_sort_max = 1 << 16;
   const std::uint64_t before = cd::cluster_sorts().load();
   options o;
-  o.end_bit = 12;  // two passes
-  check_keys(make_keys<std::uint32_t>(8193, dist::random, 3), o, "u32 bits [0,12) n=8193 (cluster)");
-  check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(8193, dist::random, 4), o, "u16/u32 bits [0,12) n=8193 (cluster)");
+  o.end_bit = 14;  // two passes of 7-bit digits
+  check_keys(make_keys<std::uint32_t>(8193, dist::random, 3), o, "u32 bits [0,14) n=8193 (cluster)");
+  check_pairs<std::uint16_t, 4>(make_keys<std::uint16_t>(8193, dist::random, 4), o, "u16/u32 bits [0,14) n=8193 (cluster)");
   CHECK_MSG(cd::cluster_sorts().load() - before >= 3, "the cluster sort ran %llu times, not 3",
             (unsigned long long)(cd::cluster_sorts().load() - before));
   t = saved;

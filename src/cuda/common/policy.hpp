@@ -73,12 +73,19 @@ constexpr long long sm90_counting_pairs_max = 1 << 11;
 /// up to 2^15 (more passes, twice the bytes); keys with values gain only
 /// where the keys are 2 bytes (three passes), up to 2^15; 1-byte keys keep
 /// their counting sorts, and 4- and 8-byte keys with values gain nothing
-/// within the noise. The route's own limit is 16 x 8192 keys.
+/// within the noise. The route's own limit is 16 x 4096 keys.
 constexpr long long sm90_cluster_sort_max(int key_bytes, int value_bytes) {
   if (key_bytes == 1) return 0;
   if (value_bytes == 0) return key_bytes == 8 ? 1 << 15 : 1 << 16;
   return key_bytes == 2 && value_bytes <= 4 ? 1 << 15 : 0;
 }
+
+/// The cluster sort's widest digit. 7 bits take a pass off 32-bit keys
+/// (five, not six) for twice the counter scan in two of them: the kernel
+/// alone ran 6-8 % faster at 2^15-2^16 on an H200. 8-byte keys save one pass
+/// of eleven and pay in four (no faster at 2^15, slower at 2^14); 2-byte keys
+/// take three passes either way (bench/results/cuda-h200-2026-12-02-cluster-digits.md).
+constexpr int sm90_cluster_digit_bits(int key_bytes) { return key_bytes == 4 ? 7 : 6; }
 
 /// The all-digit histogram kernel's shape, the same for every key width:
 /// 256 threads x 4 vectors of 16 bytes, 3 blocks per SM (80 registers: the

@@ -73,20 +73,28 @@ struct block_sort_io {
   }
 };
 
-template <class U, class V>
+/// MaxDigitBits: 6, or 7 (cluster_sort_agent) for blocks of at most 256
+/// threads, whose passes of 7-bit digits scan twice the counter words.
+template <class U, class V, int MaxDigitBits = 6>
 struct block_sort_agent {
   static constexpr bool has_values = !std::is_same_v<V, no_value>;
   /// Keys per thread: with 16, counting a thread's keys costs about as much
   /// as scanning its 32 counter words (CUB's single-tile sort uses 19).
   static constexpr int items = 16;  ///< at most; a thread holds ceil(n / threads) (`per`)
-  static constexpr int max_threads = 512;  ///< __launch_bounds__: 128 registers a thread
+  static_assert(MaxDigitBits == 6 || MaxDigitBits == 7, "thread-private counters: 64 or 128 digits");
+  /// __launch_bounds__ (512: 128 registers a thread). A key's counter is a
+  /// 16-bit index (at2): 128 digits' counters of 512 threads would pass 2^16.
+  static constexpr int max_threads = MaxDigitBits == 6 ? 512 : 256;
   static constexpr int capacity = items * max_threads;
   /// At or below this, single_tile_agent's four warp-ranked passes are the
   /// faster (2^10 keys: 1.01-1.27x as fast on an H200; 2^11: 0.85-0.96x): with a few
   /// keys a thread, six passes' barriers and counter scans dominate.
   static constexpr int fewest = 1024;
-  static constexpr int max_digit_bits = 6;
+  static constexpr int max_digit_bits = MaxDigitBits;
   static constexpr int counter_words = (1 << max_digit_bits) / 2;  ///< a thread's words (two 16-bit counters each)
+  /// The words a thread counts a pass's digits of `bits` in: 32 up to 6-bit
+  /// digits (a 7-bit table's passes of 6 bits scan only its first half).
+  __host__ __device__ static constexpr int words_for(int bits) { return MaxDigitBits > 6 && bits > 6 ? 64 : 32; }
   static_assert(capacity < 65536, "16-bit counters, ranks and origins");
   /// Keys narrower than a word are exchanged in 32-bit slots: lanes then
   /// never share a bank word.
@@ -112,10 +120,28 @@ struct block_sort_agent {
   /// block has 256 or 512 threads: a thread's counters of every digit share
   /// its bank, and the counting has no bank conflicts.
   __host__ __device__ static constexpr int counter_row(int threads) { return threads / 8 * 9; }
-  /// Row `counter_words` is a spare counter per thread that keys past the end
-  /// count into (no branch); it is neither zeroed nor scanned: garbage by design.
+  /// The row after a pass's (row words_for(bits)) is a spare counter per
+  /// thread that keys past the end count into (no branch); it is neither
+  /// zeroed nor scanned: garbage by design.
   __host__ __device__ static constexpr int counter_total_words(int threads) { return (counter_words + 1) * counter_row(threads); }
   static_assert(2 * (counter_words + 1) * (max_threads / 8 * 9) <= 65536, "a key's counter is kept as a 16-bit index (at2)");
+  /// Vector q (16 bytes) of this thread's raking segment of `words` words:
+  /// its words [words x tid, words x tid + words) of the table's order, 36
+  /// padded words to each 32.
+  __device__ __forceinline__ uint4* segment(int words, int q) const {
+    return reinterpret_cast<uint4*>(counters() + 36 * (words / 32 * tid + q / 8) + 4 * (q % 8));
+  }
+  /// The half of a 64-word segment that this thread takes first: with 72
+  /// padded words a segment, threads t and t + 4 start in the same bank,
+  /// so every other group of four starts at the second half.
+  __device__ __forceinline__ int first_half(int words) const { return words > 32 ? (tid / 4) & 1 : 0; }
+  /// Zeroes this thread's counters of digits of `bits` (not the spare row).
+  __device__ __forceinline__ void clear_counters(int bits) const {
+    const int words = words_for(bits), flip = 8 * first_half(words);
+#pragma unroll
+    for (int q = 0; q < counter_words / 4; ++q)
+      if (q < words / 4) *segment(words, q ^ flip) = make_uint4(0, 0, 0, 0);
+  }
   __host__ __device__ static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 
   /// Shared memory for `threads` threads: [header | counters, or (after the
@@ -289,14 +315,12 @@ struct block_sort_agent {
   template <core::key_form F>
   __device__ __forceinline__ void rank_pass(run& r, int shift, int bits) const {
     __syncthreads();  // every thread has read its run: the region holds counters now
-    uint4* seg = reinterpret_cast<uint4*>(counters() + 36 * tid);  // this thread's raking segment
-#pragma unroll
-    for (int q = 0; q < counter_words / 4; ++q) seg[q] = make_uint4(0, 0, 0, 0);
+    clear_counters(bits);
     __syncthreads();
     unsigned at2[items / 2], rank2[items / 2];
     count_keys<F>(r, shift, bits, at2, rank2);
     __syncthreads();
-    scan_counters();
+    scan_counters(bits);
     __syncthreads();
     place_keys(at2, rank2);
     __syncthreads();  // every counter is read: the region holds the exchange now
@@ -305,7 +329,7 @@ struct block_sort_agent {
   }
 
   /// Count: each key bumps its thread's counter of its digit (digit d: row
-  /// d mod 32, this thread's word of it, half d / 32); the count before is the
+  /// d mod w, this thread's word of it, half d / w, for w = words_for(bits)); the count before is the
   /// key's rank among its own. at2 keeps each key's counter (a 16-bit index);
   /// keys past the end count in the spare row.
   template <core::key_form F>
@@ -314,11 +338,12 @@ struct block_sort_agent {
     std::uint16_t* c16 = reinterpret_cast<std::uint16_t*>(counters());
     const unsigned row2 = 2u * unsigned(counter_row(threads));        // a row, in 16-bit counters
     const unsigned mine = 2u * unsigned(tid + 4 * (tid / 32));        // this thread's counter in row 0
-    const unsigned spare = unsigned(counter_words) * row2 + mine;
+    const unsigned words = unsigned(words_for(bits));
+    const unsigned spare = words * row2 + mine;  // the row after the pass's (garbage by design)
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const unsigned d = digit<F>(r.keys[i], shift, bits);
-      const unsigned at = valid(i) ? (d % 32u) * row2 + d / 32u + mine : spare;
+      const unsigned at = valid(i) ? (d % words) * row2 + d / words + mine : spare;
       const unsigned before = c16[at];
       c16[at] = std::uint16_t(before + 1);
       if (i & 1) at2[i / 2] |= at << 16, rank2[i / 2] |= before << 16;
@@ -326,33 +351,39 @@ struct block_sort_agent {
     }
   }
 
-  /// Exclusive scan of all counters in digit-major, thread-major order.
-  /// Thread t rakes the 32 consecutive words [32 t, 32 t + 32) of that
-  /// order: row t / (threads / 32), the words of 32 threads starting at
-  /// 32 (t mod (threads / 32)). Two counters share a word and are scanned
-  /// together (no count reaches 2^16), and digits 32..63 (the high halves)
-  /// start after all of digits 0..31.
-  __device__ __forceinline__ void scan_counters() const {
-    uint4* seg = reinterpret_cast<uint4*>(counters() + 36 * tid);
-    unsigned sum = 0;
+  /// Exclusive scan of all counters of digits of `bits` in digit-major,
+  /// thread-major order. With w = words_for(bits), thread t rakes the w
+  /// consecutive words [w t, w t + w) of that order (segment). Two counters
+  /// share a word and are scanned together (no count reaches 2^16), and
+  /// digits w..2w-1 (the high halves) start after all of digits 0..w-1.
+  __device__ __forceinline__ void scan_counters(int bits) const {
+    const int words = words_for(bits), flip = 8 * first_half(words);
+    unsigned taken_first = 0, taken_second = 0;  // the halves' sums, in the order this thread reads them
 #pragma unroll
     for (int q = 0; q < counter_words / 4; ++q) {
-      const uint4 w = seg[q];
-      sum += w.x + w.y + w.z + w.w;
+      if (q >= words / 4) break;
+      const uint4 w = *segment(words, q ^ flip);
+      (q < 8 ? taken_first : taken_second) += w.x + w.y + w.z + w.w;
     }
     unsigned total;
-    unsigned running = block_exclusive_sum(sum, total);
+    unsigned running = block_exclusive_sum(taken_first + taken_second, total);
     running += (total & 0xFFFFu) << 16;
+    // the segment's second half starts after its first, whichever is taken first
+    const unsigned start = running;
+    if (flip) running += taken_second;
     // read again rather than kept: 32 registers more spilled with values
 #pragma unroll
     for (int q = 0; q < counter_words / 4; ++q) {
-      const uint4 w = seg[q];
+      if (q >= words / 4) break;
+      if (q == 8 && flip) running = start;
+      uint4* seg = segment(words, q ^ flip);
+      const uint4 w = *seg;
       uint4 o;
       o.x = running, running += w.x;
       o.y = running, running += w.y;
       o.z = running, running += w.z;
       o.w = running, running += w.w;
-      seg[q] = o;
+      *seg = o;
     }
   }
 

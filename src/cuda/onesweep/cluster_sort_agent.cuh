@@ -1,13 +1,15 @@
-// Above one block's reach and up to 16 x 8192 keys: one thread block
+// Above one block's reach and up to 16 x 4096 keys: one thread block
 // cluster (sm_90) sorts them in its distributed shared memory, in one launch
 // and with no workspace. Only the first read and the last write touch global
 // memory; between them each pass moves every key once, from one block's
 // shared memory into another's.
 //
 // Each block holds a contiguous chunk of the current order and ranks it as
-// block_sort_agent does (thread-private counters, digits of at most 6 bits,
-// Merrill & Grimshaw 2011, §4); the blocks then read each other's digit
-// starts, so that every key's place in the whole order is known, and send
+// block_sort_agent does (thread-private counters, Merrill & Grimshaw 2011,
+// §4), in digits of up to 6 or 7 bits (the host's choice: 7 take a pass
+// off 32-bit keys for a longer counter scan in two of the five); the blocks
+// then read each other's digit starts, so that every key's place in the
+// whole order is known, and send
 // each key to the block that holds that place. The order of a digit's keys
 // is block, then thread, then a thread's own order: the sort stays stable.
 //
@@ -34,15 +36,15 @@
 namespace radix::cuda_detail {
 
 template <class U, class V>
-struct cluster_sort_agent : block_sort_agent<U, V> {
-  using base = block_sort_agent<U, V>;
+struct cluster_sort_agent : block_sort_agent<U, V, 7> {
+  using base = block_sort_agent<U, V, 7>;
   using slot_t = typename base::slot_t;
   using base::has_values;
   using base::items;
   using base::pad;
   /// sm_90's largest cluster (non-portable; 8 is the portable size).
   static constexpr int max_blocks = 16;
-  static constexpr int max_threads = base::max_threads;
+  static constexpr int max_threads = base::max_threads;  ///< 256 (a block's counters of 128 digits); every block has them
   /// A key's place in the whole input: more than 16 bits.
   using origin_t = std::uint32_t;
   static constexpr int digits = 1 << base::max_digit_bits;
@@ -79,6 +81,7 @@ struct cluster_sort_agent : block_sort_agent<U, V> {
   static constexpr std::size_t smem_bytes(int threads, int chunk) { return layout(threads, chunk).total; }
 
   unsigned rank = 0, blocks = 0, log2_chunk = 0, first = 0;  ///< this block, the cluster, its chunk
+  int digit_bits = 0;  ///< the widest digit a pass takes (6 or 7)
 
   __device__ __forceinline__ slot_t* stage_keys() const { return reinterpret_cast<slot_t*>(this->region_a()); }
   __device__ __forceinline__ origin_t* stage_origins() const {
@@ -109,10 +112,11 @@ struct cluster_sort_agent : block_sort_agent<U, V> {
     return static_cast<T*>(__cluster_map_shared_rank(p, b));
   }
 
-  __device__ void process(unsigned chunk_log2) {
+  __device__ void process(unsigned chunk_log2, int widest_digit) {
     rank = __clusterRelativeBlockRank();
     blocks = __clusterSizeInBlocks();
     log2_chunk = chunk_log2;
+    digit_bits = widest_digit;
     first = rank << chunk_log2;
     this->threads = int(blockDim.x);
     this->tid = int(threadIdx.x);
@@ -244,7 +248,7 @@ struct cluster_sort_agent : block_sort_agent<U, V> {
   __device__ __forceinline__ void sort(typename base::run& r) {
     const unsigned long long v = this->hdr().varying;  // non-zero: the input is out of order
     const int lo = __ffsll(static_cast<long long>(v)) - 1, hi = 64 - __clzll(static_cast<long long>(v));
-    const core::even_passes plan(lo, hi, base::max_digit_bits);
+    const core::even_passes plan(lo, hi, digit_bits);
     for (int ps = 0; ps < plan.count; ++ps) {
       if (ps > 0) read_run(r);
       pass<F>(r, ps, plan[ps].shift, plan[ps].bits, ps + 1 == plan.count);
@@ -255,18 +259,16 @@ struct cluster_sort_agent : block_sort_agent<U, V> {
   template <core::key_form F>
   __device__ __forceinline__ void pass(const typename base::run& r, int ps, int shift, int bits, bool last) {
     // (the counters' room: the last pass's staged keys were all read before its closing cluster barrier)
-    uint4* seg = reinterpret_cast<uint4*>(this->counters() + 36 * this->tid);
-#pragma unroll
-    for (int q = 0; q < base::counter_words / 4; ++q) seg[q] = make_uint4(0, 0, 0, 0);
+    this->clear_counters(bits);
     __syncthreads();
     unsigned at2[items / 2], rank2[items / 2];
     this->template count_keys<F>(r, shift, bits, at2, rank2);
     __syncthreads();
-    this->scan_counters();
+    this->scan_counters(bits);
     __syncthreads();
-    publish_starts();
+    publish_starts(bits);
     cluster_sync();  // every block's digit starts are published
-    find_offsets();
+    find_offsets(bits);
     this->place_keys(at2, rank2);
     __syncthreads();  // offsets found, every counter read: the room holds the staging now
     stage(r, ps, rank2);
@@ -276,19 +278,19 @@ struct cluster_sort_agent : block_sort_agent<U, V> {
   }
 
   /// Digit d's first local place: thread 0's scanned counter of d (block_sort_agent::count_keys' layout).
-  __device__ __forceinline__ void publish_starts() const {
-    const int d = this->tid;
-    if (d > digits) return;
+  __device__ __forceinline__ void publish_starts(int bits) const {
+    const int d = this->tid, ds = 1 << bits;
+    if (d > ds) return;
     const std::uint16_t* c16 = reinterpret_cast<const std::uint16_t*>(this->counters());
-    const unsigned row2 = 2u * unsigned(base::counter_row(this->threads));
-    xh().starts[d] = d < digits ? unsigned(c16[unsigned(d % 32) * row2 + unsigned(d / 32)]) : unsigned(this->n);
+    const unsigned row2 = 2u * unsigned(base::counter_row(this->threads)), words = unsigned(base::words_for(bits));
+    xh().starts[d] = d < ds ? unsigned(c16[(unsigned(d) % words) * row2 + unsigned(d) / words]) : unsigned(this->n);
   }
 
   /// offset[d]: the keys of smaller digits in every block, and of digit d in
   /// the blocks before this one, less this block's own start of d.
-  __device__ __forceinline__ void find_offsets() const {
+  __device__ __forceinline__ void find_offsets(int bits) const {
     const int d = this->tid;
-    if (d >= digits) return;
+    if (d >= 1 << bits) return;
     exchange_header& x = xh();
     unsigned before = 0, ahead = 0;
     // unrolled over the largest cluster: every block's two loads in flight at once

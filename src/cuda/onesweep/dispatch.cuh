@@ -191,17 +191,17 @@ inline bool use_counting_block(const onesweep_job<U, V>& job) {
 }
 
 /// How one cluster sorts n keys (cluster_sort_agent): `blocks` blocks of
-/// `threads`, 2^chunk_log2 keys each (the last fewer); blocks = 0 where it does not.
+/// `threads`, 2^chunk_log2 keys each (the last fewer), digits of at most
+/// `digit_bits`; blocks = 0 where it does not.
 struct cluster_shape {
-  int blocks = 0, threads = 0;
+  int blocks = 0, threads = 0, digit_bits = 0;
   unsigned chunk_log2 = 0;
 };
 
-/// The block shapes a cluster sort may take: chunks of 2048, 4096 and 8192
-/// keys, in blocks of 256 or 512 threads (block_sort_agent's counters),
-/// at most 16 keys a thread.
-constexpr int cluster_chunks[] = {2048, 4096, 8192};
-constexpr int cluster_threads_of[] = {256, 512};
+/// The chunks a block of a cluster sort may hold: 2048 or 4096 keys, in 256
+/// threads (its counters of 7-bit digits), 8 or 16 keys a thread.
+constexpr int cluster_chunks[] = {2048, 4096};
+constexpr int cluster_chunk_kinds = int(sizeof(cluster_chunks) / sizeof(cluster_chunks[0]));
 
 /// The cluster sort is compiled only for the requests its policy can send
 /// it (sm90_cluster_sort_max): keys alone of 2, 4 and 8 bytes, and 2-byte
@@ -214,7 +214,7 @@ constexpr bool cluster_sort_compiled =
 /// The largest cluster this device launches of each shape (0: none; before
 /// sm_90, or the shape's shared memory more than a block may have).
 struct cluster_limits {
-  int most[3][2] = {};
+  int most[cluster_chunk_kinds] = {};
 };
 
 /// A launch of one cluster of `blocks` blocks (the configuration points at
@@ -250,33 +250,32 @@ cluster_limits query_cluster_limits() {
   // asked on its own, the error cleared.
   const bool non_portable = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
   if (!non_portable) (void)cudaGetLastError();
+  constexpr int threads = C::max_threads;
   std::size_t largest = 0;
   for (int c : cluster_chunks)
-    for (int t : cluster_threads_of)
-      if (C::smem_bytes(t, c) <= d.shared_optin) largest = std::max(largest, C::smem_bytes(t, c));
+    if (C::smem_bytes(threads, c) <= d.shared_optin) largest = std::max(largest, C::smem_bytes(threads, c));
   if (largest == 0) return l;
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(largest)) != cudaSuccess) {
     (void)cudaGetLastError();
     return l;
   }
-  for (int ci = 0; ci < 3; ++ci)
-    for (int ti = 0; ti < 2; ++ti) {
-      const int chunk = cluster_chunks[ci], threads = cluster_threads_of[ti];
-      const std::size_t smem = C::smem_bytes(threads, chunk);
-      if (smem > d.shared_optin || chunk > C::items * threads) continue;
-      for (int blocks = non_portable ? C::max_blocks : 8; blocks >= 2; blocks /= 2) {
-        const cluster_launch launch(blocks, threads, smem, nullptr);
-        int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.cfg) != cudaSuccess) {
-          (void)cudaGetLastError();
-          continue;
-        }
-        if (clusters > 0) {
-          l.most[ci][ti] = blocks;  // (smaller clusters then fit too)
-          break;
-        }
+  for (int ci = 0; ci < cluster_chunk_kinds; ++ci) {
+    const int chunk = cluster_chunks[ci];
+    const std::size_t smem = C::smem_bytes(threads, chunk);
+    if (smem > d.shared_optin || chunk > C::items * threads) continue;
+    for (int blocks = non_portable ? C::max_blocks : 8; blocks >= 2; blocks /= 2) {
+      const cluster_launch launch(blocks, threads, smem, nullptr);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        continue;
+      }
+      if (clusters > 0) {
+        l.most[ci] = blocks;  // (smaller clusters then fit too)
+        break;
       }
     }
+  }
   return l;
 }
 
@@ -290,9 +289,8 @@ const cluster_limits& cluster_sort_limits() {
 }
 
 /// Above block_sort_agent::capacity and up to the tuning's limit: the
-/// smallest chunk whose cluster holds n, in blocks of chunk / 16 threads
-/// (at least 256; the tuning may ask for other threads or another chunk);
-/// blocks = 0: not this route.
+/// smallest chunk whose cluster holds n (the tuning may ask for another
+/// chunk, or 6-bit digits); blocks = 0: not this route.
 template <class U, class V>
 cluster_shape cluster_sort_shape(std::uint64_t n, const onesweep_tuning& t) {
   cluster_shape s;
@@ -300,16 +298,15 @@ cluster_shape cluster_sort_shape(std::uint64_t n, const onesweep_tuning& t) {
   const long long most = t.cluster_sort_max < 0 ? sm90_cluster_sort_max(int(sizeof(U)), vb) : t.cluster_sort_max;
   if (t.force_onesweep || n <= std::uint64_t(block_sort_agent<U, V>::capacity) || n > std::uint64_t(most)) return s;
   const cluster_limits& l = cluster_sort_limits<U, V>();
-  for (int ci = 0; ci < 3; ++ci) {
+  for (int ci = 0; ci < cluster_chunk_kinds; ++ci) {
     const int chunk = cluster_chunks[ci];
     if (t.cluster_chunk != 0 && t.cluster_chunk != chunk) continue;
-    const int threads = t.cluster_threads != 0 ? t.cluster_threads : std::max(256, chunk / 16);
-    const int ti = threads == 256 ? 0 : threads == 512 ? 1 : -1;
-    if (ti < 0) continue;
     const std::uint64_t blocks = (n + std::uint64_t(chunk) - 1) / std::uint64_t(chunk);
-    if (l.most[ci][ti] > 0 && blocks <= std::uint64_t(l.most[ci][ti])) {
+    if (l.most[ci] > 0 && blocks <= std::uint64_t(l.most[ci])) {
       s.blocks = int(blocks);
-      s.threads = threads;
+      s.threads = cluster_sort_agent<U, V>::max_threads;
+      s.digit_bits = t.cluster_digit_bits == 6 || t.cluster_digit_bits == 7 ? t.cluster_digit_bits
+                                                                            : sm90_cluster_digit_bits(int(sizeof(U)));
       s.chunk_log2 = unsigned(std::countr_zero(unsigned(chunk)));
       return s;
     }
@@ -354,7 +351,7 @@ int cluster_sort_run(const onesweep_job<U, V>& job, const cluster_shape& shape) 
   if constexpr (cluster_sort_compiled<U, V>) {
     const cluster_launch launch(shape.blocks, shape.threads, C::smem_bytes(shape.threads, 1 << shape.chunk_log2),
                                 static_cast<cudaStream_t>(job.stream));
-    RADIX_CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, cluster_sort_kernel<U, V>, p, io, shape.chunk_log2));
+    RADIX_CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, cluster_sort_kernel<U, V>, p, io, shape.chunk_log2, shape.digit_bits));
     RADIX_CUDA_CHECK_LAUNCH("radix cluster_sort_kernel");
   }  // (else cluster_sort_shape never chose this route)
   cluster_sorts().fetch_add(1, std::memory_order_relaxed);

@@ -52,10 +52,10 @@ __global__ void __launch_bounds__(block_sort_agent<U, V>::max_threads) block_sor
 /// kernel elsewhere (the host never launches it there: cluster_sort_shape).
 template <class U, class V>
 __global__ void __launch_bounds__(cluster_sort_agent<U, V>::max_threads)
-    cluster_sort_kernel(const onesweep_params<U, V> p, const block_sort_io<U, V> io, unsigned chunk_log2) {
+    cluster_sort_kernel(const onesweep_params<U, V> p, const block_sort_io<U, V> io, unsigned chunk_log2, int digit_bits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(16) unsigned char smem[];
-  cluster_sort_agent<U, V>{{p, io, smem}}.process(chunk_log2);
+  cluster_sort_agent<U, V>{{p, io, smem}}.process(chunk_log2, digit_bits);
 #endif
 }
 

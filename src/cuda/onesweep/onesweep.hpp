@@ -33,12 +33,12 @@ struct onesweep_tuning {
   /// (cluster_sort_agent, sm_90 and later; -1: sm90_cluster_sort_max; 0:
   /// never; RADIX_CUDA_CLUSTER_SORT_MAX)
   long long cluster_sort_max = -1;
-  /// The cluster sort's blocks: 256 or 512 threads, and the keys each holds:
-  /// 2048, 4096 or 8192 (0: the smallest chunk whose cluster holds the
-  /// input, in chunk / 16 threads, at least 256; RADIX_CUDA_CLUSTER_THREADS,
-  /// RADIX_CUDA_CLUSTER_CHUNK, for A/B)
-  int cluster_threads = 0;
+  /// The keys a block of the cluster sort holds: 2048 or 4096 (0: the
+  /// smallest chunk whose cluster holds the input), and its widest digit: 6
+  /// or 7 bits (0: sm90_cluster_digit_bits); RADIX_CUDA_CLUSTER_CHUNK,
+  /// RADIX_CUDA_CLUSTER_DIGIT_BITS, for A/B
   int cluster_chunk = 0;
+  int cluster_digit_bits = 0;
   bool block_sort = true;       ///< up to 8192 keys, and segments of more than 12 keys a thread: block_sort_agent (RADIX_CUDA_BLOCK_SORT=0: single_tile_agent, for A/B)
   bool msd_buckets = true;      ///< 32- and 64-bit keys (alone, 4- or 8-byte values, argsort), 2^18 to 3 x 2^19: one MSD pass, then a block sort a bucket where they fit (RADIX_CUDA_MSD=0: off)
   bool small_tiles = true;      ///< sm90_small_tiles up to the policy's medium_n (RADIX_CUDA_SMALL_TILES=0: off, for A/B)
