@@ -135,6 +135,12 @@ struct block_sort_agent {
   /// padded words a segment, threads t and t + 4 start in the same bank,
   /// so every other group of four starts at the second half.
   __device__ __forceinline__ int first_half(int words) const { return words > 32 ? (tid / 4) & 1 : 0; }
+  /// Digit d's counter of thread 0 in 16-bit units, for a pass whose
+  /// threads count in `words` words each: row d mod words, half d / words.
+  /// A thread's own counter adds its offset in row 0 (count_keys).
+  __device__ __forceinline__ unsigned counter_of(unsigned d, unsigned words) const {
+    return (d % words) * (2u * unsigned(counter_row(threads))) + d / words;
+  }
   /// Zeroes this thread's counters of digits of `bits` (not the spare row).
   __device__ __forceinline__ void clear_counters(int bits) const {
     const int words = words_for(bits), flip = 8 * first_half(words);
@@ -328,9 +334,8 @@ struct block_sort_agent {
     __syncthreads();
   }
 
-  /// Count: each key bumps its thread's counter of its digit (digit d: row
-  /// d mod w, this thread's word of it, half d / w, for w = words_for(bits)); the count before is the
-  /// key's rank among its own. at2 keeps each key's counter (a 16-bit index);
+  /// Count: each key bumps its thread's counter of its digit (counter_of);
+  /// the count before is the key's rank among its own. at2 keeps each key's counter (a 16-bit index);
   /// keys past the end count in the spare row.
   template <core::key_form F>
   __device__ __forceinline__ void count_keys(const run& r, int shift, int bits, unsigned (&at2)[items / 2],
@@ -343,7 +348,7 @@ struct block_sort_agent {
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const unsigned d = digit<F>(r.keys[i], shift, bits);
-      const unsigned at = valid(i) ? (d % words) * row2 + d / words + mine : spare;
+      const unsigned at = valid(i) ? counter_of(d, words) + mine : spare;
       const unsigned before = c16[at];
       c16[at] = std::uint16_t(before + 1);
       if (i & 1) at2[i / 2] |= at << 16, rank2[i / 2] |= before << 16;

@@ -277,13 +277,12 @@ struct cluster_sort_agent : block_sort_agent<U, V, 7> {
     cluster_sync();  // every key is in its block (and, after the last pass, no block still reads another's values)
   }
 
-  /// Digit d's first local place: thread 0's scanned counter of d (block_sort_agent::count_keys' layout).
+  /// Digit d's first local place: thread 0's scanned counter of d (counter_of).
   __device__ __forceinline__ void publish_starts(int bits) const {
     const int d = this->tid, ds = 1 << bits;
     if (d > ds) return;
     const std::uint16_t* c16 = reinterpret_cast<const std::uint16_t*>(this->counters());
-    const unsigned row2 = 2u * unsigned(base::counter_row(this->threads)), words = unsigned(base::words_for(bits));
-    xh().starts[d] = d < ds ? unsigned(c16[(unsigned(d) % words) * row2 + unsigned(d) / words]) : unsigned(this->n);
+    xh().starts[d] = d < ds ? unsigned(c16[this->counter_of(unsigned(d), unsigned(base::words_for(bits)))]) : unsigned(this->n);
   }
 
   /// offset[d]: the keys of smaller digits in every block, and of digit d in
