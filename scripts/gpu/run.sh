@@ -4,7 +4,7 @@
 # (memcheck, racecheck, synccheck) over small cases of every kernel, and the
 # benchmark. Logs go to $OUT (default ./out).
 #
-#   scripts/gpu/run.sh [stage...]     stages: build test conformance sanitize large bench quickbench altbench (ALTS, ALT_ARGS)
+#   scripts/gpu/run.sh [stage...]     stages: build test limits (LIMITS) conformance sanitize large bench quickbench altbench (ALTS, ALT_ARGS)
 #                                     records algos pic broadphase lbvh filesort opencl
 #                                     benchsets (BS_CASES, BS_REPS) kerneltimes (KT_ROWS) passtimes (PT_CASES, PT_ONLY, PT_LAUNCHES)
 #                                     profile (PROF_KERNEL, PROF_SKIP, PROF_ONLY, PROF_LOG2)
@@ -72,6 +72,19 @@ if has test; then
   "$TESTS" > "$OUT/tests.log" 2>&1
   note "-- radix_cuda_tests: exit $? ($(since $t0) s): $(tail -1 "$OUT/tests.log")"
   grep -E "FAIL|CHECK failed|exception" "$OUT/tests.log" | head -20 | tee -a "$SUMMARY"
+fi
+
+# The CUDA tests as on GPUs of less shared memory a block (RADIX_CUDA_SHARED_LIMIT):
+# 166912 bytes (A100), 101376 (sm_86, sm_89, sm_120). Known path checks that
+# fail at 101376 (the route is not open there, the results are right):
+# counting_block_shapes, cluster_sort_tiny.
+if has limits; then
+  for lim in ${LIMITS:-166912 101376}; do
+    t0=$(date +%s)
+    RADIX_CUDA_SHARED_LIMIT=$lim "$TESTS" > "$OUT/tests_limit_$lim.log" 2>&1
+    note "-- radix_cuda_tests, RADIX_CUDA_SHARED_LIMIT=$lim: exit $? ($(since $t0) s): $(tail -1 "$OUT/tests_limit_$lim.log")"
+    grep -E "FAIL \]|exception" "$OUT/tests_limit_$lim.log" | head -20 | tee -a "$SUMMARY"
+  done
 fi
 
 if has conformance; then

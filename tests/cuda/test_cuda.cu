@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cuda/block/block_rank.cuh"
+#include "cuda/onesweep/block_sort_agent.cuh"
 #include "cuda/onesweep/counting_block_agent.cuh"
 #include "cuda/onesweep/lookback_ring.cuh"
 #include "cuda/onesweep/rank_sort_agent.cuh"
@@ -753,7 +754,9 @@ void check_inset(const std::vector<H>& in, std::size_t b, std::size_t e, std::si
   CHECK_MSG(same_bytes((sel ? k1 : k0).down(), rk), "keys with an inset %s", at.c_str());
   if (VB) CHECK_MSG((sel ? v1 : v0).down() == rv, "values with an inset %s", at.c_str());
   CHECK_MSG(same_bytes(inset.down(), run), "the inset was written %s", at.c_str());
-  CHECK_MSG(read_in_place == in_place, "%s: the inset was %s", at.c_str(),
+  // (only Onesweep reads an inset in place: where the device cannot hold its
+  // tile, reduce_then_scan sorts, and copies the inset in)
+  CHECK_MSG(read_in_place == (in_place && cd::onesweep_fits(req)), "%s: the inset was %s", at.c_str(),
             read_in_place ? "read in place, not copied" : "copied in, not read in place");
 }
 
@@ -1400,6 +1403,14 @@ std::vector<H> floats_few_specials(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+/// Whether this device holds the MSD buckets path's block sort for 4- or
+/// 8-byte values V (msd_bucket_threads): devices of 99 KiB a block do not.
+template <class U, class V>
+static bool msd_fits() {
+  using B = cd::block_sort_agent<U, V>;
+  return B::smem_bytes(B::max_threads) <= cd::current_device_limits().shared_optin;
+}
+
 /// 32- and 64-bit keys, alone, with 4- and 8-byte values and argsort, whose
 /// top digit has buckets averaging 1024 to 6144 keys (2^18 to 1.5 x 2^20 with
 /// 8-bit digits): one MSD pass, then a block sort of each bucket
@@ -1437,16 +1448,16 @@ static void msd_bucket_cases(bool full) {
     for (std::size_t n : {std::size_t(16000), std::size_t(20000)}) {
       const auto k32 = make_keys<std::uint32_t>(n, dist::random, n + 2);
       check_pairs<std::uint32_t, 4>(k32, quad, "u32/u32 bits [4,20) 2-bit digits n=" + std::to_string(n) + w);
-      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(k32, quad)) == (on != 0), "u32/u32 n=%zu: msd path%s", n, w.c_str());
+      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(k32, quad)) == (on != 0 && msd_fits<std::uint32_t, std::uint32_t>()), "u32/u32 n=%zu: msd path%s", n, w.c_str());
       check_argsort<std::uint32_t, std::uint32_t>(k32, quad, "argsort u32 bits [4,20) 2-bit digits n=" + std::to_string(n) + w);
-      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(k32, quad)) == (on != 0), "argsort u32 n=%zu: msd path%s",
+      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(k32, quad)) == (on != 0 && msd_fits<std::uint32_t, std::uint32_t>()), "argsort u32 n=%zu: msd path%s",
                 n, w.c_str());
     }
     const auto k64 = make_keys<std::uint64_t>(40000, dist::random, 3);
     check_keys(k64, d4, "u64 digit_bits 4 n=40000" + w);
     CHECK_MSG(msd_taken(k64, d4) == (on != 0), "u64 digit_bits 4 n=40000: msd path%s", w.c_str());
     check_pairs<std::uint64_t, 8>(k64, d4, "u64/u64 digit_bits 4 n=40000" + w);
-    CHECK_MSG((msd_taken_pairs<std::uint64_t, 8>(k64, d4)) == (on != 0), "u64/u64 n=40000: msd path%s", w.c_str());
+    CHECK_MSG((msd_taken_pairs<std::uint64_t, 8>(k64, d4)) == (on != 0 && msd_fits<std::uint64_t, std::uint64_t>()), "u64/u64 n=40000: msd path%s", w.c_str());
     if (!full) continue;
     const std::size_t n18 = std::size_t(1) << 18;
     for (std::size_t n : {n18, n18 + 1, std::size_t(300007), n18 * 2, n18 * 2 + 1, n18 * 4, n18 * 6, n18 * 8}) {
@@ -1476,16 +1487,16 @@ static void msd_bucket_cases(bool full) {
       check_keys(make_keys<std::uint32_t>(n, dist::random, n + 8), bits, "u32 bits [3,27)" + at);
       // pairs and argsort
       check_pairs<std::uint32_t, 4>(r32, {}, "u32/u32" + at);
-      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(r32, {})) == open, "u32/u32 n=%zu: msd path%s", n, w.c_str());
+      CHECK_MSG((msd_taken_pairs<std::uint32_t, 4>(r32, {})) == (open && msd_fits<std::uint32_t, std::uint32_t>()), "u32/u32 n=%zu: msd path%s", n, w.c_str());
       check_pairs<float, 4>(f32, desc, "f32/u32 with a few -0, NaN, inf, desc" + at);
       check_pairs<std::uint64_t, 8>(make_keys<std::uint64_t>(n, dist::random, n + 11), {}, "u64/u64" + at);
       check_pairs<std::uint32_t, 8>(make_keys<std::uint32_t>(n, dist::few_unique, n + 12), {}, "u32/u64 few unique" + at);
       check_pairs<std::uint32_t, 16>(r32, desc, "u32/16 bytes desc (no msd path)" + at);
       check_argsort<std::uint32_t, std::uint32_t>(r32, desc, "argsort u32 desc" + at);
-      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(r32, {})) == open, "argsort u32 n=%zu: msd path%s", n,
+      CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint32_t>(r32, {})) == (open && msd_fits<std::uint32_t, std::uint32_t>()), "argsort u32 n=%zu: msd path%s", n,
                 w.c_str());
       check_argsort<float, std::uint64_t>(f32, {}, "argsort f32 with a few -0, NaN, inf, 8-byte indices" + at);
-      CHECK_MSG((msd_taken_argsort<float, std::uint64_t>(f32, {})) == open, "argsort f32 8-byte indices n=%zu: msd path%s",
+      CHECK_MSG((msd_taken_argsort<float, std::uint64_t>(f32, {})) == (open && msd_fits<std::uint32_t, std::uint32_t>()), "argsort f32 8-byte indices n=%zu: msd path%s",
                 n, w.c_str());
       check_argsort<double, std::uint32_t>(floats_few_specials<double>(n, n + 13), bits, "argsort f64 bits [3,27)" + at);
       check_argsort<std::int32_t, std::uint32_t>(make_keys<std::int32_t>(n, dist::sorted, n + 14), {},
@@ -1517,7 +1528,7 @@ static void msd_bucket_cases(bool full) {
       uneven20[i] = top == 2 ? (2u << 24) | std::uint32_t(i) : (uneven20[i] & 0x00FFFFFFu) | (top << 24);
     }
     check_argsort<std::uint32_t, std::uint64_t>(uneven20, {}, "argsort u32 uneven buckets n=2^20, 8-byte indices" + w);
-    CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint64_t>(uneven20, {})) == (on != 0),
+    CHECK_MSG((msd_taken_argsort<std::uint32_t, std::uint64_t>(uneven20, {})) == (on != 0 && msd_fits<std::uint32_t, std::uint32_t>()),
               "argsort u32 uneven buckets n=2^20: msd path%s", w.c_str());
   }
   t = saved;
@@ -1969,7 +1980,9 @@ TEST_CASE(graph_capture, false) {
   CU(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   radix::cuda::sort_pairs(da, db, n, dws.p, dwsb, s);
   CU(cudaStreamEndCapture(s, &g));
-  CHECK(da.selector == 1 && db.selector == 1);
+  // (one Onesweep pass leaves it in the alternates; where the device cannot
+  // hold that tile, reduce_then_scan's passes may end in either buffer)
+  CHECK(da.selector == db.selector);
   CU(cudaGraphInstantiate(&ge, g, 0));
   auto r8 = k8;
   auto rv8 = vals;
@@ -1978,8 +1991,8 @@ TEST_CASE(graph_capture, false) {
   b0.up(vals);
   CU(cudaGraphLaunch(ge, s));
   CU(cudaStreamSynchronize(s));
-  CHECK(same_bytes(a1.down(), r8));
-  CHECK(same_bytes(b1.down(), rv8));
+  CHECK(same_bytes(da.selector ? a1.down() : a0.down(), r8));
+  CHECK(same_bytes(db.selector ? b1.down() : b0.down(), rv8));
   CU(cudaGraphExecDestroy(ge));
   CU(cudaGraphDestroy(g));
   CU(cudaStreamDestroy(s));
@@ -2253,8 +2266,16 @@ int main(int argc, char** argv) {
     try {
       t.fn();
     } catch (const radix::engine_unavailable& e) {
-      // RADIX_CUDA_TYPES=dev builds lack some key/value widths
-      std::printf("  (rest of the case skipped: %s)\n", e.what());
+      // Skips: RADIX_CUDA_TYPES=dev builds lack some key/value widths, and a
+      // case that forces Onesweep meets a device (or RADIX_CUDA_SHARED_LIMIT)
+      // that cannot hold its tile. Any other route must fit every device.
+      const std::string what = e.what();
+      if (what.find("RADIX_CUDA_TYPES=dev") != std::string::npos || what.find("Onesweep's tile") != std::string::npos) {
+        std::printf("  (rest of the case skipped: %s)\n", e.what());
+      } else {
+        ++ct::failures();
+        std::fprintf(stderr, "  exception: %s\n", e.what());
+      }
     } catch (const std::exception& e) {
       ++ct::failures();
       std::fprintf(stderr, "  exception: %s\n", e.what());

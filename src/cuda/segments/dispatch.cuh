@@ -45,6 +45,38 @@ inline std::uint64_t huge_min(std::uint64_t n) {
   return std::max<std::uint64_t>(segment_tiers::large_tile, std::min<std::uint64_t>(n / sm_count(), 0xFFFFFFFFull));
 }
 
+/// Whether this device's shared memory holds a block route's kernel
+/// (launch_block_route): the single-tile agent, or the block sort where the
+/// shape has one.
+template <class U, class V, int Threads, int Items>
+bool block_route_fits() {
+  using sorter = block_sort_agent<U, V>;
+  const std::size_t most = current_device_limits().shared_optin;
+  if (single_tile_agent<U, V, Threads, Items>::smem_bytes <= most) return true;
+  if constexpr (Items == sorter::items && (Threads == 256 || Threads == 512)) return sorter::smem_bytes(Threads) <= most;
+  return false;
+}
+
+/// The longest segment the block routes take on this device; longer ones
+/// take the long route. sm_90 and sm_100 hold the large shape for every key
+/// and value width; 163 KiB (A100) not for 8-byte keys with values, 99 KiB
+/// (sm_86, sm_89, sm_120) not for 4-byte keys with values nor 8-byte keys:
+/// those stop at the mid shape, which every device from sm_80 holds.
+template <class U, class V>
+std::uint64_t block_route_longest() {
+  using T = segment_tiers;
+  if (block_route_fits<U, V, T::large_threads, T::large_items>()) return T::large_tile;
+  if (block_route_fits<U, V, T::mid_threads, T::mid_items>()) return T::mid_tile;
+  return T::small_tile;
+}
+
+/// Whether this device holds Onesweep's tile for one segment of n keys (the
+/// huge segments' route); where it does not, the long route takes them.
+template <class U, class V>
+bool onesweep_fits_segment(std::uint64_t n, const onesweep_tuning& t) {
+  return onesweep_shared_bytes<U, V>(n, t) <= current_device_limits().shared_optin;
+}
+
 /// The longest segment the warp route takes (0: none): the tuning's limit,
 /// rounded down to whole rounds of 32 keys and to a slice of at most
 /// segment_tiers::warp_slice_bytes.
@@ -183,6 +215,7 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
   using T = segment_tiers;
   const bool uniform = segs.layout == segment_layout::uniform;
   const std::uint64_t count = segs.count;
+  const std::uint64_t block_max = block_route_longest<U, V>();
   w.counts = w.layout.add("counters", bin_counters * sizeof(unsigned));
   if (!uniform) {
     if (warp_capacity<U, V>(mode, t) > 0)
@@ -192,11 +225,11 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
     w.block[mid_sort_list] = w.layout.add("mid segments, block sort", std::min(count, n / T::mid_sort_min) * 4);
     w.block[large_list] = w.layout.add("large segments", std::min(count, n / (T::mid_tile + 1)) * 4);
     w.block[large_sort_list] = w.layout.add("large segments, block sort", std::min(count, n / T::large_sort_min) * 4);
-    w.longer = w.layout.add("long segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
-    w.huge = w.layout.add("huge segments", std::min(count, n / (T::large_tile + 1)) * sizeof(segment_range));
+    w.longer = w.layout.add("long segments", std::min(count, n / (block_max + 1)) * sizeof(segment_range));
+    w.huge = w.layout.add("huge segments", std::min(count, n / (block_max + 1)) * sizeof(segment_range));
   }
   if (uniform && use_bin_route<U, V>(mode, segs.length, t))
-    w.crowded = w.layout.add("crowded rows", count * (segs.length > T::large_tile ? sizeof(segment_range) : 4));
+    w.crowded = w.layout.add("crowded rows", count * (segs.length > block_max ? sizeof(segment_range) : 4));
   if (use_split_route<U, V>(mode, segs, t)) {
     const std::uint64_t L = segs.length, buckets = T::split_buckets_max(L);
     const std::uint64_t tiles = count * ((L + T::split_tile - 1) / T::split_tile);
@@ -220,15 +253,15 @@ segmented_workspace segmented_layout(sort_mode mode, std::uint64_t n, const segm
     w.sweep_ring = w.layout.add("sweep look-back ring",
                                 (std::uint64_t(1) << t.ring.log2) * radix_size * sizeof(unsigned long long));
   }
-  const bool long_route = uniform ? segs.length > T::large_tile : n > T::large_tile;
+  const bool long_route = uniform ? segs.length > block_max : n > block_max;
   if (!long_route) return w;
   const std::size_t vb = std::is_same_v<V, no_value> ? 0 : sizeof(V);
   w.key_alt[0] = w.layout.add("key alternate", n * sizeof(U));
   if (mode == sort_mode::argsort) w.key_alt[1] = w.layout.add("key alternate 2", n * sizeof(U));
   if (mode != sort_mode::keys) w.value_alt = w.layout.add("value alternate", n * vb);
-  const bool huge_route = uniform ? count < sm_count() : true;
+  const std::uint64_t longest = uniform ? segs.length : n;
+  const bool huge_route = (uniform ? count < sm_count() : true) && onesweep_fits_segment<U, V>(longest, t);
   if (huge_route) {
-    const std::uint64_t longest = uniform ? segs.length : n;
     w.onesweep = w.layout.add("onesweep", onesweep_workspace_bytes<U, V>(mode, longest, t, mode != sort_mode::argsort));
   }
   return w;
@@ -306,7 +339,10 @@ void launch_block_route(const onesweep_params<U, V>& p, const pass_list& passes,
   using sorter = block_sort_agent<U, V>;
   constexpr bool block_sort_shape = Items == sorter::items && (Threads == 256 || Threads == 512);
   if constexpr (block_sort_shape) {
-    if (block_sort && t.block_sort && sorter::smem_bytes(Threads) <= current_device_limits().shared_optin) {
+    // (also for the shorter segments where the device cannot hold the single-tile agent)
+    const std::size_t optin = current_device_limits().shared_optin;
+    const bool wanted = (block_sort && t.block_sort) || agent::smem_bytes > optin;
+    if (wanted && sorter::smem_bytes(Threads) <= optin) {
       if (most == 0) return;
       constexpr auto kernel = block_sort_segments_kernel<U, V, Threads>;
       const unsigned resident = resident_blocks<kernel, Threads, sorter::smem_bytes(Threads)>();
@@ -360,7 +396,8 @@ void launch_bin_route(const onesweep_params<U, V>& p, const segment_params<U, V>
                       const segment_reader& r, std::uint64_t L, void* crowded, unsigned* counts, U* key_alt0,
                       U* key_alt1, V* value_alt, const onesweep_tuning& t, cudaStream_t s) {
   using T = segment_tiers;
-  const bool ranges = L > T::large_tile;  // the long route takes the rows left
+  const std::uint64_t block_max = block_route_longest<U, V>();
+  const bool ranges = L > block_max;  // the long route takes the rows left
   auto* ids = ranges ? nullptr : static_cast<std::uint32_t*>(crowded);
   auto* bounds = ranges ? static_cast<segment_range*>(crowded) : nullptr;
   with_bin_shape(L, [&]<int Threads, int Capacity, int BinBits>() {
@@ -376,13 +413,13 @@ void launch_bin_route(const onesweep_params<U, V>& p, const segment_params<U, V>
   const unsigned* left = counts + crowded_count;
   if (L <= T::small_tile)
     launch_block_route<U, V, T::small_threads, T::small_items>(p, passes, r, ids, left, r.count, false, t, s);
+  else if (ranges)
+    launch_long_route<U, V>(sp, passes, r, bounds, left, counts + long_ticket, key_alt0, key_alt1, value_alt, r.count, s);
   else if (L <= T::mid_tile)
     launch_block_route<U, V, T::mid_threads, T::mid_items>(p, passes, r, ids, left, r.count, L >= T::mid_sort_min, t, s);
-  else if (L <= T::large_tile)
+  else
     launch_block_route<U, V, T::large_threads, T::large_items>(p, passes, r, ids, left, r.count,
                                                                L >= T::large_sort_min, t, s);
-  else
-    launch_long_route<U, V>(sp, passes, r, bounds, left, counts + long_ticket, key_alt0, key_alt1, value_alt, r.count, s);
 }
 
 /// Uniform rows of the split route (use_split_route): the survey, the MSD
@@ -712,6 +749,7 @@ void segmented_sort(const segmented_job<U, V>& job) {
     };
 
     const onesweep_tuning& t = job.tuning;
+    const std::uint64_t block_max = block_route_longest<U, V>();
     if (segs.layout == segment_layout::uniform) {
       const std::uint64_t L = segs.length;
       if (L <= T::tiny) return launch_tiny_uniform<U, V>(sp, r, L, s);
@@ -724,10 +762,10 @@ void segmented_sort(const segmented_job<U, V>& job) {
       if (L <= T::small_tile)
         return launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, nullptr, nullptr, r.count,
                                                                           false, t, s);
-      if (L <= T::mid_tile)
+      if (L <= T::mid_tile && L <= block_max)
         return launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, nullptr, nullptr, r.count,
                                                                       L >= T::mid_sort_min, t, s);
-      if (L <= T::large_tile)
+      if (L <= T::large_tile && L <= block_max)
         return launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, nullptr, nullptr, r.count,
                                                                           L >= T::large_sort_min, t, s);
       if (w.sweep_list >= 0 &&
@@ -759,9 +797,10 @@ void segmented_sort(const segmented_job<U, V>& job) {
     for (int c = 0; c < block_lists; ++c) bins.block[c] = reinterpret_cast<std::uint32_t*>(at[w.block[c]]);
     bins.longer = reinterpret_cast<segment_range*>(at[w.longer]);
     bins.huge = reinterpret_cast<segment_range*>(at[w.huge]);
-    bins.huge_min = captured                 ? 0xFFFFFFFFull
-                    : t.segment_huge_min > 0 ? std::min<std::uint64_t>(t.segment_huge_min, 0xFFFFFFFFull)
-                                             : huge_min(n);
+    bins.block_max = block_max;
+    bins.huge_min = captured || w.onesweep < 0 ? ~0ull  // (the long route takes them)
+                    : t.segment_huge_min > 0   ? std::max(std::min<std::uint64_t>(t.segment_huge_min, 0xFFFFFFFFull), block_max)
+                                               : std::max(huge_min(n), block_max);
     // (the sweep's tickets, for the passes planned, must not wrap; where every
     // segment it could take is huge, its setup kernels would run over nothing)
     const bool sweep = w.sweep_list >= 0 && bins.huge_min > sweep_min_of(t) &&
@@ -786,25 +825,31 @@ void segmented_sort(const segmented_job<U, V>& job) {
     const auto count_of = [&](block_list c) { return counts + c; };
     launch_block_route<U, V, T::small_threads, T::small_items>(op, passes, r, list(small_list), count_of(small_list),
                                                                most_above(T::tiny, T::small_tile), false, t, s);
-    launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, list(mid_list), count_of(mid_list),
-                                                           most_above(T::small_tile, T::mid_sort_min - 1), false, t, s);
-    launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, list(mid_sort_list), count_of(mid_sort_list),
-                                                           most_above(T::mid_sort_min - 1, T::mid_tile), true, t, s);
-    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, list(large_list), count_of(large_list),
-                                                               most_above(T::mid_tile, T::large_sort_min - 1), false,
-                                                               t, s);
-    launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, list(large_sort_list),
-                                                               count_of(large_sort_list),
-                                                               most_above(T::large_sort_min - 1, T::large_tile), true,
-                                                               t, s);
-    if (n <= T::large_tile) return;  // no segment can be longer
+    // (the shapes this device cannot hold get no launch: their lengths are binned to the long route)
+    if (block_max >= T::mid_tile) {
+      launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, list(mid_list), count_of(mid_list),
+                                                             most_above(T::small_tile, T::mid_sort_min - 1), false, t, s);
+      launch_block_route<U, V, T::mid_threads, T::mid_items>(op, passes, r, list(mid_sort_list),
+                                                             count_of(mid_sort_list),
+                                                             most_above(T::mid_sort_min - 1, T::mid_tile), true, t, s);
+    }
+    if (block_max >= T::large_tile) {
+      launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, list(large_list), count_of(large_list),
+                                                                 most_above(T::mid_tile, T::large_sort_min - 1), false,
+                                                                 t, s);
+      launch_block_route<U, V, T::large_threads, T::large_items>(op, passes, r, list(large_sort_list),
+                                                                 count_of(large_sort_list),
+                                                                 most_above(T::large_sort_min - 1, T::large_tile), true,
+                                                                 t, s);
+    }
+    if (n <= block_max) return;  // no segment can be longer
     launch_long_route<U, V>(sp, passes, r, bins.longer, counts + long_count, counts + long_ticket, key_alt0, key_alt1,
-                            value_alt, std::min(r.count, n / (T::large_tile + 1)), s);
+                            value_alt, std::min(r.count, n / (block_max + 1)), s);
     if (sweep) {
       launch_sweep_route<U, V>(swept(), passes, bins.sweep, counts + sweep_count, sweep_list_max<U, V>(n, segs, t), w,
                                at.data(), t, s);
     }
-    if (captured) return;
+    if (captured || w.onesweep < 0) return;  // (no huge segment: none listed)
 
     // The huge segments: their bounds come back to the host to size Onesweep.
     unsigned count_huge = 0;

@@ -37,8 +37,9 @@ struct segment_bins {
   unsigned* counts = nullptr;
   std::uint32_t* warp = nullptr;     ///< segment ids of length in (tiny, warp_max]
   std::uint64_t warp_max = 0;        ///< 0: no warp route
-  std::uint32_t* block[block_lists] = {};  ///< segment ids of length above warp_max (or tiny), by block_list
-  segment_range* longer = nullptr;   ///< bounds of the segments in (large tile, huge_min], but the sweep's
+  std::uint32_t* block[block_lists] = {};  ///< segment ids of length above warp_max (or tiny) up to block_max, by block_list
+  std::uint64_t block_max = segment_tiers::large_tile;  ///< the longest a block route takes on this device
+  segment_range* longer = nullptr;   ///< bounds of the segments in (block_max, huge_min], but the sweep's
   segment_range* sweep = nullptr;    ///< bounds of the segments in (sweep_min, huge_min] (nullptr: no sweep route)
   std::uint64_t sweep_min = 0;
   segment_range* huge = nullptr;     ///< bounds of the segments above huge_min
@@ -58,7 +59,8 @@ static __global__ void __launch_bounds__(256) bin_segments_kernel(const segment_
       bins.warp[atomicAdd(&bins.counts[warp_count], 1u)] = std::uint32_t(s);
       continue;
     }
-    const int c = len <= T::small_tile ? small_list
+    const int c = len > bins.block_max ? block_lists
+                  : len <= T::small_tile ? small_list
                   : len <= T::mid_tile ? (len >= T::mid_sort_min ? mid_sort_list : mid_list)
                   : len <= T::large_tile ? (len >= T::large_sort_min ? large_sort_list : large_list)
                                          : block_lists;
