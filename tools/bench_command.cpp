@@ -248,6 +248,92 @@ std::string rate_line(const char* label, std::uint64_t n, double elem_bytes, con
   return buf;
 }
 
+// ---- the comparison sorts timed beside radix -----------------------------------------
+// Function objects and templates of the key type alone, so that each sort is
+// instantiated once per key type and not again for each index type (this file
+// was the build's longest compile).
+
+struct std_sort_fn {
+  template <class It, class Less>
+  void operator()(It first, It last, Less less) const { std::sort(first, last, less); }
+};
+#if RADIX_CLI_HAVE_TBB
+struct tbb_sort_fn {
+  template <class It, class Less>
+  void operator()(It first, It last, Less less) const { tbb::parallel_sort(first, last, less); }
+};
+#endif
+
+/// The peers' order: the whole key with operator<, reversed when descending;
+/// NaN-aware (radix's numeric float order) where the input holds NaNs.
+struct peer_order {
+  bool descending = false;
+  bool has_nan = false;
+};
+
+template <class K>
+struct peer_less {
+  peer_order o;
+  bool operator()(K a, K b) const {
+    if constexpr (key_bits<K>::is_float) {
+      if (o.has_nan) {
+        const auto oa = ordered_key(a, radix::float_order::numeric), ob = ordered_key(b, radix::float_order::numeric);
+        return o.descending ? ob < oa : oa < ob;
+      }
+    }
+    return o.descending ? b < a : a < b;
+  }
+};
+
+/// Keys alone, sorted in `keys` (restored from `input` before every run). The
+/// plain orders get comparators without run-time branches, as a user would write.
+template <class K, class Sort>
+std::vector<double> time_peer_keys(const std::vector<K>& input, std::vector<K>& keys, peer_order o, int runs) {
+  std::vector<double> ms;
+  for (int r = 0; r < runs; ++r) {
+    std::copy(input.begin(), input.end(), keys.begin());
+    if (o.has_nan)
+      ms.push_back(time_ms([&] { Sort{}(keys.begin(), keys.end(), peer_less<K>{o}); }));
+    else if (o.descending)
+      ms.push_back(time_ms([&] { Sort{}(keys.begin(), keys.end(), [](K a, K b) { return b < a; }); }));
+    else
+      ms.push_back(time_ms([&] { Sort{}(keys.begin(), keys.end(), std::less<K>()); }));
+  }
+  return ms;
+}
+
+/// Pairs: (key, 32-bit value) structs sorted by key.
+template <class K, class Sort>
+std::vector<double> time_peer_pairs(const std::vector<K>& input, peer_order o, int runs) {
+  struct kv {
+    K key;
+    std::uint32_t value;
+  };
+  const peer_less<K> less{o};
+  std::vector<double> ms;
+  for (int r = 0; r < runs; ++r) {
+    std::vector<kv> items(input.size());
+    for (std::size_t i = 0; i < input.size(); ++i) items[i] = {input[i], std::uint32_t(i)};
+    ms.push_back(time_ms([&] {
+      Sort{}(items.begin(), items.end(), [&](const kv& a, const kv& b) { return less(a.key, b.key); });
+    }));
+  }
+  return ms;
+}
+
+/// Argsort: indices sorted by the keys they point at.
+template <class K, class I, class Sort>
+std::vector<double> time_peer_argsort(const std::vector<K>& input, std::vector<I>& indices, peer_order o, int runs) {
+  const peer_less<K> less{o};
+  const K* in = input.data();
+  std::vector<double> ms;
+  for (int r = 0; r < runs; ++r) {
+    std::iota(indices.begin(), indices.end(), I(0));
+    ms.push_back(time_ms([&] { Sort{}(indices.begin(), indices.end(), [&](I a, I b) { return less(in[a], in[b]); }); }));
+  }
+  return ms;
+}
+
 template <class K, class I>
 int bench_typed(const bench_config& c) {
   using B = key_bits<K>;
@@ -357,52 +443,19 @@ int bench_typed(const bench_config& c) {
 
   // ---- std::sort --------------------------------------------------------------------
   if (c.baseline) {
-    const bool desc = c.descending;
-    const auto nan_aware_less = [](K a, K b) {
-      return ordered_key(a, radix::float_order::numeric) < ordered_key(b, radix::float_order::numeric);
-    };
-    const auto less = [&](K a, K b) {
-      if (has_nan) return desc ? nan_aware_less(b, a) : nan_aware_less(a, b);
-      return desc ? b < a : a < b;
-    };
-    // One comparison sort over the same input, timed like radix: `sort_fn(first, last, less)`.
+    const peer_order order{c.descending, has_nan};
+    // One comparison sort over the same input, timed like radix.
     const auto time_peer = [&](auto sort_fn) {
-      std::vector<double> ms;
-      for (int r = 0; r < c.baseline_repeat; ++r) {
-        switch (c.op) {
-          case op_kind::keys: {
-            std::copy(input.begin(), input.end(), keys.begin());
-            if (has_nan)
-              ms.push_back(time_ms([&] { sort_fn(keys.begin(), keys.end(), less); }));
-            else if (desc)
-              ms.push_back(time_ms([&] { sort_fn(keys.begin(), keys.end(), [](K a, K b) { return b < a; }); }));
-            else
-              ms.push_back(time_ms([&] { sort_fn(keys.begin(), keys.end(), std::less<K>()); }));
-            break;
-          }
-          case op_kind::pairs: {
-            struct kv {
-              K key;
-              std::uint32_t value;
-            };
-            std::vector<kv> items(n);
-            for (std::uint64_t i = 0; i < n; ++i) items[i] = {input[i], std::uint32_t(i)};
-            ms.push_back(time_ms(
-                [&] { sort_fn(items.begin(), items.end(), [&](const kv& a, const kv& b) { return less(a.key, b.key); }); }));
-            break;
-          }
-          case op_kind::argsort: {
-            std::iota(indices.begin(), indices.end(), I(0));
-            const K* in = input.data();
-            ms.push_back(time_ms([&] { sort_fn(indices.begin(), indices.end(), [&](I a, I b) { return less(in[a], in[b]); }); }));
-            break;
-          }
-        }
+      using S = decltype(sort_fn);
+      switch (c.op) {
+        case op_kind::keys: return summarize(time_peer_keys<K, S>(input, keys, order, c.baseline_repeat));
+        case op_kind::pairs: return summarize(time_peer_pairs<K, S>(input, order, c.baseline_repeat));
+        case op_kind::argsort: break;
       }
-      return summarize(ms);
+      return summarize(time_peer_argsort<K, I, S>(input, indices, order, c.baseline_repeat));
     };
     const char* nan_note = has_nan ? ", NaN-aware" : "";
-    const stats bs = time_peer([](auto f, auto l, auto cmp) { std::sort(f, l, cmp); });
+    const stats bs = time_peer(std_sort_fn{});
     std::printf("%s\n", rate_line("std::sort", n, elem_bytes, bs, c.baseline_repeat, std::string(", 1 thread") + nan_note).c_str());
     // radix uses every core: say so, and put the strongest parallel sort built in beside it.
     const unsigned radix_threads = c.threads ? c.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -410,7 +463,7 @@ int bench_typed(const bench_config& c) {
     stats ps{};
     {
       tbb::global_control threads(tbb::global_control::max_allowed_parallelism, radix_threads);
-      ps = time_peer([](auto f, auto l, auto cmp) { tbb::parallel_sort(f, l, cmp); });
+      ps = time_peer(tbb_sort_fn{});
     }
     std::printf("%s\n", rate_line("tbb::parallel_sort", n, elem_bytes, ps, c.baseline_repeat,
                                   ", " + std::to_string(radix_threads) + " threads" + nan_note).c_str());
