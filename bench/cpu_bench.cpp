@@ -690,6 +690,13 @@ row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::
       for (std::size_t i = 0; i < n; ++i) kvp.data()[i] = rb::kv32{vp[i], kp[i]};
       rb::kv32* aw = kvw.data();
       const rb::kv32* ap = kvp.data();
+      for (auto& p : peers) {  // (peers of two arrays sort them as radix does)
+        if (!p.pairs_soa) continue;
+        auto fn = p.pairs_soa;
+        const bool st = p.pairs_stable;
+        cs.push_back({p.id, p.name, p.detail + ", keys and values in 2 arrays" + (st ? ", stable" : ", unstable"),
+                      false, restore, [=] { fn(kw, vw, n); }, [=] { return check_pairs_soa(kw, vw, n, fp, st); }});
+      }
       for (auto& p : peers) {
         if (!p.pairs) continue;
         auto fn = p.pairs;
@@ -698,8 +705,9 @@ row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::
                       [=] { std::memcpy(aw, ap, n * sizeof(rb::kv32)); }, [=] { fn(aw, n); },
                       [=] { return check_pairs_aos(aw, n, fp, st); }});
       }
-      rr.note = "radix sorts two arrays (keys, values); peers sort one array of 8-byte {key, value} structs "
-                "(packing is not timed). Stability is checked for radix and std::stable_sort.";
+      rr.note = "radix (and x86-simd-sort's keyvalue_qsort) sort two arrays (keys, values); the other peers sort "
+                "one array of 8-byte {key, value} structs (packing is not timed). Stability is checked for radix and "
+                "std::stable_sort.";
       break;
     }
     case kind::argsort: {
@@ -1043,6 +1051,17 @@ int main(int argc, char** argv) {
     rb::add_boost_peers(all_peers);
 #else
     peer_notes.push_back("Boost block_indirect_sort / spreadsort: not built (Boost.Sort not found at configure time)");
+#endif
+    // (the issue peers: header-only checkouts named at configure time)
+#ifdef RADIX_BENCH_HAVE_XSS
+    rb::add_xss_peers(all_peers);
+#else
+    peer_notes.push_back("x86-simd-sort: not built (configure with -DRADIX_BENCH_XSS_DIR=<checkout>)");
+#endif
+#ifdef RADIX_BENCH_HAVE_IPS2RA
+    rb::add_ips2ra_peers(all_peers);
+#else
+    peer_notes.push_back("ips2ra: not built (configure with -DRADIX_BENCH_IPS2RA_DIR=<checkout>)");
 #endif
   }
 #ifdef RADIX_BENCH_HAVE_HWY

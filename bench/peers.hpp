@@ -27,6 +27,8 @@ using sort_u32_fn = void (*)(std::uint32_t*, std::size_t);
 using sort_u64_fn = void (*)(std::uint64_t*, std::size_t);
 using sort_f32_fn = void (*)(float*, std::size_t);
 using sort_kv_fn = void (*)(kv32*, std::size_t);
+/// Pairs in two arrays (keys, values), as radix sorts them.
+using sort_kv_soa_fn = void (*)(std::uint32_t* keys, std::uint32_t* values, std::size_t);
 /// Writes to idx the permutation that sorts keys (keys are not modified).
 using argsort_fn = void (*)(const std::uint32_t* keys, std::uint32_t* idx, std::size_t n);
 
@@ -38,6 +40,7 @@ struct peer {
   sort_u64_fn u64 = nullptr;
   sort_f32_fn f32 = nullptr;
   sort_kv_fn pairs = nullptr;
+  sort_kv_soa_fn pairs_soa = nullptr;  ///< instead of pairs, where the peer takes two arrays
   bool pairs_stable = false;
   argsort_fn argsort = nullptr;
   bool argsort_stable = false;
@@ -53,6 +56,12 @@ std::string tbb_version();
 #ifdef RADIX_BENCH_HAVE_BOOST
 void add_boost_peers(std::vector<peer>& out);
 std::string boost_version();
+#endif
+#ifdef RADIX_BENCH_HAVE_XSS
+void add_xss_peers(std::vector<peer>& out);
+#endif
+#ifdef RADIX_BENCH_HAVE_IPS2RA
+void add_ips2ra_peers(std::vector<peer>& out);
 #endif
 #ifdef RADIX_BENCH_HAVE_HWY
 /// vqsort with AVX-512 (AVX3, AVX3_DL) targets disabled at run time, so that
