@@ -424,47 +424,74 @@ void set_times(result& r, std::vector<double> ts) {
   r.valid = true;
 }
 
-result measure(contestant& c, std::size_t n, const config& cfg) {
-  result r;
+/// A contestant's warm-up (its peak memory measured: radix::sort's cache
+/// emptied first, so that the scratch it takes counts) and first check.
+/// Returns the timed runs it gets (inputs under 20 ms get more), or 0 where it
+/// failed (r.problem says why).
+int warm_up(contestant& c, const config& cfg, result& r) {
   r.id = c.id;
   r.name = c.name;
   r.detail = c.detail;
   r.is_radix = c.is_radix;
-  if (c.external) return c.external();
   try {
-    // Warm-up (its peak memory measured: radix::sort's cache emptied first, so
-    // that the scratch it takes counts), then verify.
     c.restore();
     if (c.is_radix) radix::release_scratch_cache();
     peak_probe probe;
     probe.start();
-    double t0 = now_s();
+    const double t0 = now_s();
     c.run();
     const double warm = now_s() - t0;
     r.peak_extra = probe.extra_bytes();
     if (std::string e = c.verify(); !e.empty()) {
       r.problem = "INVALID: " + e;
-      return r;
+      return 0;
     }
     int runs = cfg.repeat;
     if (warm < 0.02) runs = std::max(runs, int(std::min(200.0, std::ceil(0.25 / std::max(warm, 1e-6)))));
-    std::vector<double> ts;
-    for (int i = 0; i < runs; ++i) {
-      c.restore();
-      t0 = now_s();
-      c.run();
-      ts.push_back(now_s() - t0);
-    }
-    if (std::string e = c.verify(); !e.empty()) {
-      r.problem = "INVALID (after timed runs): " + e;
-      return r;
-    }
-    set_times(r, ts);
+    return runs;
   } catch (const std::exception& e) {
     r.problem = std::string("ERROR: exception: ") + e.what();
+    return 0;
   }
-  (void)n;
-  return r;
+}
+
+/// Every contestant of a row: warm-ups first, then the timed runs
+/// interleaved (round i runs each contestant once, starting one further
+/// along each round), so that a slow spell of a shared machine falls on all
+/// of them rather than on whichever ran through it; each is checked after its
+/// last run. Peers timed in another process (numpy.sort) run on their own.
+std::vector<result> measure_all(std::vector<contestant>& cs, const config& cfg) {
+  const std::size_t k = cs.size();
+  std::vector<result> rs(k);
+  std::vector<int> runs(k, 0);
+  std::vector<std::vector<double>> ts(k);
+  int most = 0;
+  for (std::size_t j = 0; j < k; ++j) {
+    if (cs[j].external) continue;
+    runs[j] = warm_up(cs[j], cfg, rs[j]);
+    most = std::max(most, runs[j]);
+  }
+  for (int i = 0; i < most; ++i)
+    for (std::size_t q = 0; q < k; ++q) {
+      const std::size_t j = (q + std::size_t(i)) % k;
+      if (int(ts[j].size()) >= runs[j] || !rs[j].problem.empty()) continue;
+      contestant& c = cs[j];
+      try {
+        c.restore();
+        const double t0 = now_s();
+        c.run();
+        ts[j].push_back(now_s() - t0);
+        if (int(ts[j].size()) == runs[j]) {
+          if (std::string e = c.verify(); !e.empty()) rs[j].problem = "INVALID (after timed runs): " + e;
+          else set_times(rs[j], ts[j]);
+        }
+      } catch (const std::exception& e) {
+        rs[j].problem = std::string("ERROR: exception: ") + e.what();
+      }
+    }
+  for (std::size_t j = 0; j < k; ++j)
+    if (cs[j].external) rs[j] = cs[j].external();
+  return rs;
 }
 
 std::string shell_quote(const std::string& s);
@@ -755,8 +782,7 @@ row_result run_row(const row_def& def, const config& cfg, const std::vector<rb::
     }
   }
 
-  for (auto& c : cs) {
-    result r = measure(c, n, cfg);
+  for (result& r : measure_all(cs, cfg)) {
     print_result_line(rr, r);
     rr.rs.push_back(std::move(r));
   }
@@ -1182,8 +1208,9 @@ int main(int argc, char** argv) {
 #endif
   meta.emplace_back("seed", fmt("0x%llX", (unsigned long long)cfg.seed));
   meta.emplace_back("protocol", fmt("one process; input restored by memcpy from a pristine copy before every run "
-                                    "(untimed); 1 warm-up + median of >= %d runs (inputs under 20 ms: more runs, "
-                                    "up to 200, about 0.25 s in all); every output verified%s",
+                                    "(untimed); 1 warm-up each, then median of >= %d runs (inputs under 20 ms: more runs, "
+                                    "up to 200, about 0.25 s in all), the row's contestants interleaved run by run; "
+                                    "every output verified%s",
                                     cfg.repeat, cfg.quick ? "; --quick: every row 2^8 times smaller" : ""));
   std::printf("radix_cpu_bench\n");
   for (auto& [k, v] : meta) std::printf("  %-34s %s\n", (k + ":").c_str(), v.c_str());
