@@ -33,7 +33,7 @@ inline constexpr variable variables[] = {
     {"RADIX_CUDA_CLUSTER_CHUNK", "2048 or 4096: the keys a block of the CUDA engine's cluster sort holds (default: the smallest chunk whose cluster holds the input; for A/B measurements)"},
     {"RADIX_CUDA_CLUSTER_DIGIT_BITS", "6 or 7: the widest digit of the CUDA engine's cluster sort (default: 7 for 4-byte keys, 6 for others; for A/B measurements)"},
     {"RADIX_CUDA_COUNTING_MAX", "keys: the largest input of 1-byte keys that one CUDA block sorts by counting (keys alone: default 65536; pairs: default 2048, at most 4096; 0: none; for A/B measurements)"},
-    {"RADIX_CUDA_BLOCK_SORT", "0: inputs of 1025 to 8192 keys that comparison counting does not take, and segments of 3073-4096 and 6145-8192 keys, take the warp-ranked single-tile kernel instead of the block sort with thread-private counters (for A/B measurements)"},
+    {"RADIX_CUDA_BLOCK_SORT", "0: inputs of 1025 to 8192 keys that comparison counting does not take, and segments of 3073-4096 and 6145-8192 keys, take the warp-ranked single-tile kernel instead of the block sort with thread-private counters (where a block holds it: segments keep the block sort where it does not; for A/B measurements)"},
     {"RADIX_CUDA_MSD", "0: sorts of 2^18 to 3 x 2^19 32- or 64-bit keys (alone, with 4- or 8-byte values, or argsort) always run every Onesweep pass, never one MSD pass followed by a block sort of each bucket (for A/B measurements)"},
     {"RADIX_CUDA_SMALL_TILES", "0: Onesweep skips its small tiles (inputs of up to 2^18-2^21 keys, by key and value width; for A/B measurements)"},
     {"RADIX_CUDA_MID_TILES", "0: Onesweep skips its mid-size tiles (32-bit keys with 4-byte values, 16-bit keys alone; for A/B measurements)"},
