@@ -334,7 +334,18 @@ std::vector<double> time_peer_argsort(const std::vector<K>& input, std::vector<I
   return ms;
 }
 
-template <class K, class I>
+/// Argsort's indices, 32- or 64-bit as --index asks (a run-time choice, so
+/// that the rest of bench_typed is compiled once per key type).
+struct index_buffers {
+  bool wide = false;
+  std::vector<std::uint32_t> narrow;
+  std::vector<std::uint64_t> wide64;
+  void* data() { return wide ? static_cast<void*>(wide64.data()) : static_cast<void*>(narrow.data()); }
+  std::uint64_t at(std::uint64_t i) const { return wide ? wide64[i] : narrow[i]; }
+  bool operator==(const index_buffers&) const = default;
+};
+
+template <class K>
 int bench_typed(const bench_config& c) {
   using B = key_bits<K>;
   const std::uint64_t n = c.n;
@@ -356,15 +367,17 @@ int bench_typed(const bench_config& c) {
   const bool has_nan = generate_keys(input.data(), n, c.dist, c.seed);
   std::vector<K> keys(n);
   std::vector<std::uint32_t> values, values_init;
-  std::vector<I> indices;
+  index_buffers indices;
+  indices.wide = c.op == op_kind::argsort && c.index64;
+  const std::size_t index_bytes = indices.wide ? 8 : 4;
   if (c.op == op_kind::pairs) {
     values.resize(n);
     values_init.resize(n);
     for (std::uint64_t i = 0; i < n; ++i) values_init[i] = std::uint32_t(i);
   }
-  if (c.op == op_kind::argsort) indices.resize(n);
+  if (c.op == op_kind::argsort) indices.wide ? indices.wide64.resize(n) : indices.narrow.resize(n);
   const double elem_bytes =
-      double(sizeof(K)) + (c.op == op_kind::pairs ? 4.0 : c.op == op_kind::argsort ? double(sizeof(I)) : 0.0);
+      double(sizeof(K)) + (c.op == op_kind::pairs ? 4.0 : c.op == op_kind::argsort ? double(index_bytes) : 0.0);
 
   radix::sort_request req;
   req.op = c.op == op_kind::keys ? radix::operation::keys
@@ -376,7 +389,7 @@ int bench_typed(const bench_config& c) {
   req.values = values.data();
   req.value_bytes = c.op == op_kind::pairs ? sizeof(std::uint32_t) : 0;
   req.indices = indices.data();
-  req.index_bytes = c.op == op_kind::argsort ? std::uint8_t(sizeof(I)) : 0;
+  req.index_bytes = c.op == op_kind::argsort ? std::uint8_t(index_bytes) : 0;
   req.opts = opt;
   const std::size_t scratch = radix::workspace_bytes(req);  // also rejects bad options / engines
 
@@ -384,7 +397,7 @@ int bench_typed(const bench_config& c) {
   std::string threads = c.threads ? std::to_string(c.threads) : std::to_string(hardware_threads()) + " (all)";
   std::printf("radix bench: %" PRIu64 " %s keys, %s, op %s%s, %s, bits %d:%d, digit bits %s\n", n,
               key_type_str(c.type), dist_str(c.dist).c_str(), op_str(c.op),
-              c.op == op_kind::argsort ? (sizeof(I) == 8 ? " (u64 indices)" : " (u32 indices)") : "",
+              c.op == op_kind::argsort ? (indices.wide ? " (u64 indices)" : " (u32 indices)") : "",
               c.descending ? "descending" : "ascending", begin_bit, end_bit,
               c.digit_bits ? std::to_string(c.digit_bits).c_str() : "auto");
   std::printf("             engine %s%s, threads %s, float order %s, seed %" PRIu64 ", data %s, scratch %s (%s)\n",
@@ -414,8 +427,13 @@ int bench_typed(const bench_config& c) {
         else sorter.sort_pairs(k, std::span<std::uint32_t>(values));
         break;
       case op_kind::argsort:
-        if (c.fresh_scratch) radix::argsort(std::span<const K>(keys), std::span<I>(indices), opt);
-        else sorter.argsort(std::span<const K>(keys), std::span<I>(indices));
+        if (indices.wide) {
+          if (c.fresh_scratch) radix::argsort(std::span<const K>(keys), std::span<std::uint64_t>(indices.wide64), opt);
+          else sorter.argsort(std::span<const K>(keys), std::span<std::uint64_t>(indices.wide64));
+        } else {
+          if (c.fresh_scratch) radix::argsort(std::span<const K>(keys), std::span<std::uint32_t>(indices.narrow), opt);
+          else sorter.argsort(std::span<const K>(keys), std::span<std::uint32_t>(indices.narrow));
+        }
         break;
     }
   };
@@ -424,7 +442,7 @@ int bench_typed(const bench_config& c) {
   sort_once();  // warm-up; its result is the one verified
   const std::vector<K> first_keys = keys;
   const std::vector<std::uint32_t> first_values = values;
-  const std::vector<I> first_indices = indices;
+  const index_buffers first_indices = indices;
   int inconsistent = 0;
   std::vector<double> radix_ms;
   for (int r = 0; r < c.repeat; ++r) {
@@ -434,7 +452,7 @@ int bench_typed(const bench_config& c) {
     const auto equal = [](const auto& a, const auto& b) {
       return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0);
     };
-    const bool same = equal(keys, first_keys) && equal(values, first_values) && equal(indices, first_indices);
+    const bool same = equal(keys, first_keys) && equal(values, first_values) && indices == first_indices;
     if (!same) ++inconsistent;
   }
   const stats rs = summarize(radix_ms);
@@ -452,7 +470,8 @@ int bench_typed(const bench_config& c) {
         case op_kind::pairs: return summarize(time_peer_pairs<K, S>(input, order, c.baseline_repeat));
         case op_kind::argsort: break;
       }
-      return summarize(time_peer_argsort<K, I, S>(input, indices, order, c.baseline_repeat));
+      return summarize(indices.wide ? time_peer_argsort<K, std::uint64_t, S>(input, indices.wide64, order, c.baseline_repeat)
+                                    : time_peer_argsort<K, std::uint32_t, S>(input, indices.narrow, order, c.baseline_repeat));
     };
     const char* nan_note = has_nan ? ", NaN-aware" : "";
     const stats bs = time_peer(std_sort_fn{});
@@ -502,7 +521,7 @@ int bench_typed(const bench_config& c) {
       case op_kind::pairs:
         ok = B::to(first_keys[i]) == B::to(input[j]) && first_values[i] == std::uint32_t(j);
         break;
-      case op_kind::argsort: ok = std::uint64_t(first_indices[i]) == j; break;
+      case op_kind::argsort: ok = first_indices.at(i) == j; break;
     }
     if (!ok && wrong++ == 0) {
       first_wrong = i;
@@ -515,7 +534,7 @@ int bench_typed(const bench_config& c) {
                    key_str(input[j]) + " value " + std::to_string(std::uint32_t(j));
           break;
         case op_kind::argsort:
-          detail = "index " + std::to_string(std::uint64_t(first_indices[i])) + ", expected " + std::to_string(j);
+          detail = "index " + std::to_string(first_indices.at(i)) + ", expected " + std::to_string(j);
           break;
       }
     }
@@ -541,8 +560,7 @@ std::string bench_help() { return std::string(bench_help_head) + dist_help + ben
 int bench_command(const std::vector<std::string>& args) {
   const bench_config c = parse_bench(args);
   return visit_key_type(c.type, [&]<class K>(std::type_identity<K>) {
-    if (c.op == op_kind::argsort && c.index64) return bench_typed<K, std::uint64_t>(c);
-    return bench_typed<K, std::uint32_t>(c);
+    return bench_typed<K>(c);
   });
 }
 
