@@ -5,7 +5,7 @@
 #
 # Environment knobs (all optional):
 #   RADIX_SANITIZE      0: scripts/test.sh skips scripts/sanitize.sh (the clang
-#                       ASan+UBSan, TSan and libFuzzer jobs, ~17 min on 2 cores)
+#                       ASan+UBSan, TSan and libFuzzer jobs, ~14 min on 2 cores)
 #   RADIX_PRESET        configure preset of CMakePresets.json (default: default)
 #   RADIX_BUILD_DIR     build folder (default: the preset's, build/ for default)
 #   RADIX_JOBS          parallel build and test jobs (default: number of CPUs)
