@@ -249,9 +249,9 @@ std::string rate_line(const char* label, std::uint64_t n, double elem_bytes, con
 }
 
 // ---- the comparison sorts timed beside radix -----------------------------------------
-// Function objects and templates of the key type alone, so that each sort is
-// instantiated once per key type and not again for each index type (this file
-// was the build's longest compile).
+// One template per operation, each sort passed as a function object: the
+// peers' instantiations are this file's compile time (it was the build's
+// longest step), so each exists once per key type and index width.
 
 struct std_sort_fn {
   template <class It, class Less>
