@@ -106,8 +106,7 @@ inline void sorter<U, V>::bucket_worker::split(U* ka, V* va, U* kf, V* vf, U* kp
     if (h[b] == m) return sort_range(ka, va, kf, vf, kp, vp, m, lo, hi - d, varying, 0);  // digit shared by all
   std::vector<std::uint64_t> start(R + 1, 0);
   for (unsigned b = 0; b < R; ++b) start[b + 1] = start[b] + h[b];
-  if (s.job_.codec.canon) scatter_one<true>(ka, va, kp, vp, m, ps, start);
-  else scatter_one<false>(ka, va, kp, vp, m, ps, start);
+  with_form(s.job_.codec, [&]<core::key_form F>() { scatter_one<F>(ka, va, kp, vp, m, ps, start); });
   stream_fence();
   for (unsigned b = 0; b < R; ++b) {
     const std::uint64_t o = start[b], c = start[b + 1] - o;
@@ -122,7 +121,7 @@ inline void sorter<U, V>::bucket_worker::split(U* ka, V* va, U* kf, V* vf, U* kp
 
 /// Single-thread write-combined scatter of m keys (and values) by one digit.
 template <class U, class V>
-template <bool Canon>
+template <core::key_form F>
 inline void sorter<U, V>::bucket_worker::scatter_one(const U* ks, const V* vs, U* kd, V* vd, std::uint64_t m,
                                                      core::pass ps, const std::vector<std::uint64_t>& start) {
   const unsigned R = 1u << ps.bits;
@@ -147,7 +146,7 @@ inline void sorter<U, V>::bucket_worker::scatter_one(const U* ks, const V* vs, U
   const codec_t c = s.job_.codec;
   for (std::uint64_t i = 0; i < m; ++i) {
     const U k = ks[i];
-    const unsigned b = core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits);
+    const unsigned b = core::digit_of<U>(xform<F>(c, k), ps.shift, ps.bits);
     const std::uint64_t p = pos[b]++;
     if (kwc) wc_put<U, KL>(kbuf + std::size_t(b) * KL, kd, kskew, p, start.data() + b, k);
     else kd[p] = k;
@@ -182,8 +181,8 @@ inline void sorter<U, V>::bucket_worker::run_passes(const std::vector<core::pass
     counted = false;
     if (trivial) continue;
     const core::pass* next = q + 1 < passes.size() ? &passes[q + 1] : nullptr;
-    if (s.job_.codec.canon) pass_in_cache<true>(kc, ko, vc, vo, m, ps, next, hist, hist_next);
-    else pass_in_cache<false>(kc, ko, vc, vo, m, ps, next, hist, hist_next);
+    with_form(s.job_.codec,
+              [&]<core::key_form F>() { pass_in_cache<F>(kc, ko, vc, vo, m, ps, next, hist, hist_next); });
     counted = next != nullptr;
     hist.swap(hist_next);
     std::swap(kc, ko);
@@ -200,16 +199,15 @@ inline void sorter<U, V>::bucket_worker::count_in_cache(const U* ks, std::uint64
                                                         std::vector<C>& h) {
   h.assign(std::size_t(1) << ps.bits, 0);
   const codec_t c = s.job_.codec;
-  if (c.canon)
-    for (std::uint64_t i = 0; i < m; ++i) ++h[core::digit_of<U>(xform<true>(c, ks[i]), ps.shift, ps.bits)];
-  else
-    for (std::uint64_t i = 0; i < m; ++i) ++h[core::digit_of<U>(xform<false>(c, ks[i]), ps.shift, ps.bits)];
+  with_form(c, [&]<core::key_form F>() {
+    for (std::uint64_t i = 0; i < m; ++i) ++h[core::digit_of<U>(xform<F>(c, ks[i]), ps.shift, ps.bits)];
+  });
 }
 
 /// One counting-sort pass of a bucket from (ks, vs) to (kd, vd) with the
 /// counts in `hist`; counts the next pass's digits on the way.
 template <class U, class V>
-template <bool Canon, class C>
+template <core::key_form F, class C>
 inline void sorter<U, V>::bucket_worker::pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m,
                                                        core::pass ps, const core::pass* next, std::vector<C>& hist,
                                                        std::vector<C>& hist_next) {
@@ -228,7 +226,7 @@ inline void sorter<U, V>::bucket_worker::pass_in_cache(const U* ks, U* kd, const
     const core::pass nx = *next;
     for (std::uint64_t i = 0; i < m; ++i) {
       const U k = ks[i];
-      const U o = xform<Canon>(c, k);
+      const U o = xform<F>(c, k);
       const C p = h[core::digit_of<U>(o, ps.shift, ps.bits)]++;
       ++hn[core::digit_of<U>(o, nx.shift, nx.bits)];
       kd[p] = k;
@@ -237,7 +235,7 @@ inline void sorter<U, V>::bucket_worker::pass_in_cache(const U* ks, U* kd, const
   } else {
     for (std::uint64_t i = 0; i < m; ++i) {
       const U k = ks[i];
-      const C p = h[core::digit_of<U>(xform<Canon>(c, k), ps.shift, ps.bits)]++;
+      const C p = h[core::digit_of<U>(xform<F>(c, k), ps.shift, ps.bits)]++;
       kd[p] = k;
       if constexpr (has_value) vd[p] = vs[i];
     }

@@ -74,7 +74,7 @@ std::vector<std::uint64_t> sorter<U, V>::distribute_in_place(U* a, std::uint64_t
   if (ps.bits < 1 || ps.bits > 16) throw std::logic_error("radix: internal: an in-place digit of more than 16 bits");
   const unsigned R = 1u << ps.bits;
   const codec_t c = job_.codec;
-  auto bucket_of = [&](U k) { return core::digit_of<U>(xform<false>(c, k), ps.shift, ps.bits); };
+  auto bucket_of = [&](U k) { return core::digit_of<U>(xform<core::key_form::biased>(c, k), ps.shift, ps.bits); };
   const std::uint64_t full_slots = m / B;  // block slots wholly inside a[0, m)
   threads = unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, full_slots)));
 

@@ -101,9 +101,10 @@ inline void sorter<U, V>::scatter(const U* ks, U* kd, const V* vs, V* vd, bool g
     // for a last pass whether a table maps digits to buckets.
     auto run = [&]<scatter_shape S>() { scatter_chunk<S>(t, ks, kd, vs, vd, ps, nx, R, lut, off, nh.data()); };
     auto with_transform = [&]<scatter_shape S>() {
-      constexpr scatter_shape canonical{S.count_next, S.move_keys, S.values, key_transform::canonical, S.buckets};
-      if (job_.codec.canon) run.template operator()<canonical>();
-      else run.template operator()<S>();
+      with_form(job_.codec, [&]<core::key_form F>() {
+        constexpr scatter_shape formed{S.count_next, S.move_keys, S.values, F, S.buckets};
+        run.template operator()<formed>();
+      });
     };
     auto go = [&]<scatter_shape S>() {
       if constexpr (!S.count_next) {
@@ -142,7 +143,7 @@ inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V*
                                         const core::pass nx, unsigned R, const std::uint16_t* lut,
                                         const std::uint64_t* off, std::uint64_t* nh) {
   constexpr bool CountNext = S.count_next, MoveKeys = S.move_keys, MoveVals = S.values != value_flow::none,
-                 Gen = S.values == value_flow::generated, Canon = S.transform == key_transform::canonical,
+                 Gen = S.values == value_flow::generated,
                  Lut = S.buckets == bucket_source::table;
   static_assert(!(CountNext && Lut), "a table's buckets end the passes: no next digit to count");
   const std::uint64_t b0 = bounds_[t], b1 = bounds_[t + 1];
@@ -189,7 +190,7 @@ inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V*
 
   for (std::uint64_t i = b0; i < b1; ++i) {
     const U k = ks[i];
-    const U o = xform<Canon>(codec, k);
+    const U o = xform<S.transform>(codec, k);
     unsigned b = core::digit_of<U>(o, ps.shift, ps.bits);
     if constexpr (Lut) b = lut[b];
     const std::uint64_t p = pos[b]++;

@@ -294,12 +294,11 @@ inline std::vector<std::uint64_t> sorter<U, V>::digit_starts(const std::vector<s
 /// Per-thread histogram of one digit over the current layout.
 template <class U, class V>
 inline void sorter<U, V>::count(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist) {
-  if (job_.codec.canon) count_impl<true>(keys, ps, hist);
-  else count_impl<false>(keys, ps, hist);
+  with_form(job_.codec, [&]<core::key_form F>() { count_impl<F>(keys, ps, hist); });
 }
 
 template <class U, class V>
-template <bool Canon>
+template <core::key_form F>
 inline void sorter<U, V>::count_impl(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist) {
   const unsigned R = 1u << ps.bits;
   hist.assign(std::size_t(threads_) * R, 0);
@@ -307,7 +306,7 @@ inline void sorter<U, V>::count_impl(const U* keys, const core::pass& ps, std::v
   thread_pool::instance().run(threads_, [&](unsigned t) {
     std::vector<std::uint64_t> h(R, 0);
     for (std::uint64_t i = bounds_[t]; i < bounds_[t + 1]; ++i)
-      ++h[core::digit_of<U>(xform<Canon>(codec, keys[i]), ps.shift, ps.bits)];
+      ++h[core::digit_of<U>(xform<F>(codec, keys[i]), ps.shift, ps.bits)];
     std::copy(h.begin(), h.end(), hist.begin() + std::size_t(t) * R);
   });
 }

@@ -140,11 +140,6 @@ enum class value_flow : std::uint8_t {
   moved,      ///< each key's value (or index) travels with it
   generated,  ///< the value is the key's position: an argsort's first pass writes indices it never read
 };
-/// How a key's ordered bits are formed (core::ordered_codec).
-enum class key_transform : std::uint8_t {
-  biased,     ///< one XOR: integers, and floats without NaNs or -0 to fold
-  canonical,  ///< floats whose NaNs and -0 are folded first (the codec's canon)
-};
 /// Where a key's destination bucket comes from.
 enum class bucket_source : std::uint8_t {
   digit,  ///< the pass's digit
@@ -156,7 +151,7 @@ struct scatter_shape {
   bool count_next = false;  ///< counts the next pass's digits by destination chunk (another pass follows)
   bool move_keys = true;    ///< writes the keys (an argsort's last pass writes only indices)
   value_flow values = value_flow::none;
-  key_transform transform = key_transform::biased;
+  core::key_form transform = core::key_form::biased;  ///< how ordered bits are formed (sorter::with_form)
   bucket_source buckets = bucket_source::digit;
 };
 
@@ -174,10 +169,18 @@ class sorter {
  private:
   U ordered(U k) const { return job_.codec(k); }
 
-  template <bool Canon>
+  template <core::key_form F>
   static U xform(const codec_t& c, U k) {
-    if constexpr (Canon) return c.canonical(k);
-    else return c.biased(k);
+    return core::ordered_as<F>(c, k);
+  }
+  /// Calls fn.template operator()<F>() with the cheapest form the codec
+  /// allows: integer keys are one XOR (linear), which leaves the hot loops
+  /// three instructions a key shorter than the biased form's sign test.
+  template <class Fn>
+  static void with_form(const codec_t& c, Fn&& fn) {
+    if (c.canon) fn.template operator()<core::key_form::canonical>();
+    else if (c.linear()) fn.template operator()<core::key_form::linear>();
+    else fn.template operator()<core::key_form::biased>();
   }
 
   // ---- lsd_scan.hpp: the upfront read, trivial routes, first count ------------
@@ -191,7 +194,7 @@ class sorter {
   void expand(int lo, int hi);
   void count(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);
   std::vector<std::uint64_t> digit_starts(const std::vector<std::uint64_t>& hist, unsigned R) const;
-  template <bool Canon>
+  template <core::key_form F>
   void count_impl(const U* keys, const core::pass& ps, std::vector<std::uint64_t>& hist);
 
   // ---- lsd_passes.hpp: out-of-cache LSD passes (the plain route) --------------
@@ -239,7 +242,7 @@ class sorter {
     void prefetch(std::uint64_t off, std::uint64_t m) const;
     void sort_range(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying, int depth);
     void split(U* ka, V* va, U* kf, V* vf, U* kp, V* vp, std::uint64_t m, int lo, int hi, U varying);
-    template <bool Canon>
+    template <core::key_form F>
     void scatter_one(const U* ks, const V* vs, U* kd, V* vd, std::uint64_t m, core::pass ps,
                      const std::vector<std::uint64_t>& start);
     template <class C>
@@ -247,7 +250,7 @@ class sorter {
                     U* kb, U* kf, V* va, V* vb, V* vf, std::uint64_t m);
     template <class C>
     void count_in_cache(const U* ks, std::uint64_t m, core::pass ps, std::vector<C>& h);
-    template <bool Canon, class C>
+    template <core::key_form F, class C>
     void pass_in_cache(const U* ks, U* kd, const V* vs, V* vd, std::uint64_t m, core::pass ps, const core::pass* next,
                        std::vector<C>& hist, std::vector<C>& hist_next);
     void tiny(const U* ka, const V* va, U* kf, V* vf, std::uint64_t m);
