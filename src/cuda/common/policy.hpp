@@ -121,21 +121,23 @@ constexpr scatter_shape scatter_shape_of(const onesweep_policy& p, bool has_valu
 /// latency, and a short tile has less of it. Measured on an H100 against the
 /// long tiles, n = 2^14..2^21 (bench/results/cuda-h100-2026-11-27-small-tiles.md):
 /// 32-bit keys alone leave them at 2^19 (at 2^20 longer tiles won in every
-/// shape tried; cuda-h100-2026-11-26.md), as 32-bit keys with 4-byte values
-/// do (the mid tiles take over); with 8-byte values they win up to 2^20, with
-/// 16-byte values up to 2^18. 64-bit keys: 2^21 alone (an earlier choice,
-/// not measured again), 2^20 with 4-byte values (at 2^21 the long tiles are
-/// 15 % faster), 2^19 with 8-byte values, 2^18 with 16-byte ones. 8- and
-/// 16-bit keys with values: 2^19. Not compiled for 1- and 2-byte values (not
-/// measured), 8-bit keys alone (a counting sort) and 16-bit keys alone
-/// (sm90_mid_tiles).
+/// shape tried; cuda-h100-2026-11-26.md), as 32-bit keys with 4- or 8-byte
+/// values do (the mid tiles or the long ones take over), and 64-bit keys
+/// alone or with 4-byte values; with 16-byte values, and 64-bit keys with
+/// 8-byte values, they stop at 2^18. On the H100 the long tiles tied at the
+/// first size above each limit; on an H200 they were 5-18 % faster there on
+/// skewed keys (cuda-h200-2026-12-03-tile-limits.md: 64-bit keys alone at
+/// 2^20-2^21, with 4-byte values at 2^20, with 8-byte values at 2^19, 32-bit
+/// keys with 8-byte values at 2^20). 8- and 16-bit keys with values: 2^19.
+/// Not compiled for 1- and 2-byte values (not measured), 8-bit keys alone (a
+/// counting sort) and 16-bit keys alone (sm90_mid_tiles).
 constexpr std::uint64_t sm90_small_tiles_max(int key_bytes, int value_bytes) {
   constexpr std::uint64_t k = 1024;
   if (value_bytes == 1 || value_bytes == 2) return 0;
   if (key_bytes <= 2) return value_bytes == 0 ? 0 : 512 * k;
   if (value_bytes == 16) return 256 * k;
-  if (key_bytes == 4) return value_bytes == 8 ? 1024 * k : 512 * k;
-  return value_bytes == 0 ? 2048 * k : value_bytes == 8 ? 512 * k : 1024 * k;
+  if (key_bytes == 4) return 512 * k;
+  return value_bytes == 8 ? 256 * k : 512 * k;
 }
 
 /// Whether a pass writes a tile whose keys all have its digit unranked
