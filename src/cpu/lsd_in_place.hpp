@@ -227,7 +227,10 @@ inline void sorter<U, V>::bucket_worker::sort_in_place(U* a, std::uint64_t m, in
   const U below = hi >= int(sizeof(U)) * 8 ? U(~U(0)) : U((U(1) << hi) - 1);
   hi = std::min(hi, int(std::bit_width(U(varying & below))));
   if (hi <= lo) return;  // no bit left that varies: equal keys
-  if (m <= cap) return sort_range(a, nullptr, a, nullptr, nullptr, nullptr, m, lo, hi, varying, 1);
+  if (m <= cap) {
+    take_codec(a, m, hi);
+    return sort_range(a, nullptr, a, nullptr, nullptr, nullptr, m, lo, hi, varying, 1);
+  }
   const std::uint64_t target = std::max<std::uint64_t>(1024, s.policy_.bucket_bytes / sizeof(U));
   int d = std::max(1, int(std::bit_width((m - 1) / target)));
   d = std::clamp(std::min(d, s.policy_.max_msd_bits), 1, std::min(hi - lo, 16));

@@ -235,7 +235,13 @@ class sorter {
     std::vector<std::uint32_t> h32, h32n;
     std::vector<std::uint64_t> h64, h64n;
 
-    bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c) {}
+    /// The transform of the bucket at hand (take_codec): the job's, or its
+    /// one-XOR form where every key of the bucket has the same sign.
+    codec_t codec;
+
+    bucket_worker(sorter& owner, std::uint64_t c) : s(owner), cap(c), codec(owner.job_.codec) {}
+
+    void take_codec(const U* keys, std::uint64_t m, int hi);
 
     void sort(std::uint64_t off, std::uint64_t m, int lo, int hi, U varying);
     void sort_in_place(U* a, std::uint64_t m, int lo, int hi, U varying);

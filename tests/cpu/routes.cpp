@@ -44,9 +44,11 @@ radix::options cpu_opts(radix::order dir = radix::order::ascending) {
 }
 
 /// Keys, pairs (value = input index) and argsort of `keys`, each checked against
-/// the stable oracle, and each required to have taken the fine route.
+/// the stable oracle, and each required to have taken `route` (what the trace
+/// prints; the fine route by default).
 template <class K>
-void check_all_ops(const std::vector<K>& keys, const radix::options& o, const std::string& what) {
+void check_all_ops(const std::vector<K>& keys, const radix::options& o, const std::string& what,
+                   const std::string& route = "hybrid-fine") {
   SCOPED_TRACE(what + ", " + rt::describe(o) + ", base seed " + rt::hex(rt::base_seed()));
   const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
   std::vector<K> want(keys.size());
@@ -56,7 +58,7 @@ void check_all_ops(const std::vector<K>& keys, const radix::options& o, const st
     rt::guarded g(keys.size(), sizeof(K));
     g.fill_from(keys.data());
     const std::string log = traced([&] { radix::sort(std::span<K>(g.as<K>(), keys.size()), o); });
-    EXPECT_NE(log.find("hybrid-fine"), std::string::npos) << "keys did not take the fine route:\n" << log;
+    EXPECT_NE(log.find(route), std::string::npos) << "keys did not take " << route << ":\n" << log;
     EXPECT_TRUE(rt::same_bytes(g.data(), want.data(), sizeof(K), keys.size(), "keys"));
     EXPECT_TRUE(g.canaries_intact());
   }
@@ -68,7 +70,7 @@ void check_all_ops(const std::vector<K>& keys, const radix::options& o, const st
     const std::string log = traced([&] {
       radix::sort_pairs(std::span<K>(gk.as<K>(), keys.size()), std::span<std::uint32_t>(v, keys.size()), o);
     });
-    EXPECT_NE(log.find("hybrid-fine"), std::string::npos) << "pairs did not take the fine route:\n" << log;
+    EXPECT_NE(log.find(route), std::string::npos) << "pairs did not take " << route << ":\n" << log;
     EXPECT_TRUE(rt::same_bytes(gk.data(), want.data(), sizeof(K), keys.size(), "pair keys"));
     EXPECT_TRUE(rt::same_bytes(v, perm.data(), sizeof(std::uint32_t), keys.size(), "pair values"));
     EXPECT_TRUE(gk.canaries_intact());
@@ -79,7 +81,7 @@ void check_all_ops(const std::vector<K>& keys, const radix::options& o, const st
     const std::string log = traced([&] {
       radix::argsort(std::span<const K>(keys), std::span<std::uint32_t>(gi.as<std::uint32_t>(), keys.size()), o);
     });
-    EXPECT_NE(log.find("hybrid-fine"), std::string::npos) << "argsort did not take the fine route:\n" << log;
+    EXPECT_NE(log.find(route), std::string::npos) << "argsort did not take " << route << ":\n" << log;
     EXPECT_TRUE(rt::same_bytes(gi.data(), perm.data(), sizeof(std::uint32_t), keys.size(), "indices"));
     EXPECT_TRUE(gi.canaries_intact());
   }
@@ -378,6 +380,42 @@ TEST(CpuHybridRoute, MsdDigitBelowTheTypesTop) {
   for (auto& x : u) x = std::uint32_t(r() >> 32);
   log = sorted_traced(u, ranged, "u32, bits [3, 26)");
   EXPECT_NE(log.find("msd from scan"), std::string::npos) << "bit range: the MSD digit was counted again:\n" << log;
+}
+
+/// Floats of both signs whose top bits are uniform (random bit patterns): the
+/// coarse route, whose buckets each hold keys of one sign and are sorted with
+/// the one-XOR form of the transform (bucket_worker::take_codec). Numeric
+/// order over finite keys, totalOrder with NaNs, descending, and a bit range
+/// that keeps the sign bit.
+TEST(CpuHybridRoute, FloatsOfBothSigns) {
+  rt::rng r(rt::case_seed("hybrid/f32-signs"));
+  std::vector<float> finite(big_n), any(big_n);
+  for (std::size_t i = 0; i < big_n; ++i) {
+    std::uint32_t b = std::uint32_t(r() >> 32);
+    std::memcpy(&any[i], &b, sizeof b);
+    if ((b & 0x7F800000u) == 0x7F800000u) b ^= 0x00800000u;  // no infinity or NaN
+    if (b == 0x80000000u) b = 0;                            // no -0: the plain transform runs
+    std::memcpy(&finite[i], &b, sizeof b);
+  }
+  const std::string coarse = "radix cpu hybrid n=";
+  check_all_ops(finite, cpu_opts(), "finite f32, random bits", coarse);
+  check_all_ops(finite, cpu_opts(radix::order::descending), "finite f32, random bits", coarse);
+  radix::options total = cpu_opts();
+  total.floats = radix::float_order::total;
+  check_all_ops(any, total, "f32 random bits, totalOrder", coarse);
+  total.direction = radix::order::descending;
+  check_all_ops(any, total, "f32 random bits, totalOrder", coarse);
+  radix::options ranged = cpu_opts();
+  ranged.begin_bit = 9;
+  check_all_ops(finite, ranged, "finite f32, bits [9, 32)", coarse);
+  std::vector<double> d(big_n / 2);
+  for (auto& x : d) {
+    std::uint64_t b = r();
+    if ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull) b ^= 0x0010000000000000ull;
+    if (b == 0x8000000000000000ull) b = 0;
+    std::memcpy(&x, &b, sizeof b);
+  }
+  check_all_ops(d, cpu_opts(), "finite f64, random bits", coarse);
 }
 
 /// A few keys above every sampled one: the window misses the MSD digit, which
