@@ -37,8 +37,7 @@ template <class U, class V>
 inline void sorter<U, V>::bucket_worker::take_codec(const U* keys, std::uint64_t m, int hi) {
   codec = s.job_.codec;
   if (m == 0 || codec.canon || codec.linear() || hi >= codec_t::bits || s.job_.end_bit != codec_t::bits) return;
-  const U x = (keys[0] & codec_t::sign) ? codec.neg_xor : codec.pos_xor;
-  codec.pos_xor = codec.neg_xor = x;
+  codec = codec.same_sign_as(keys[0]);
 }
 
 /// Elements [off, off + m) of the job copied to the same places in scratch,

@@ -41,7 +41,6 @@ inline void sorter<U, V>::segment_worker::sort(std::uint64_t off, std::uint64_t 
     if constexpr (has_value)
       if (j.pay == payload::index)
         for (std::uint64_t i = 0; i < m; ++i) vf[i] = V(i);
-    w_.codec = j.codec;
     return w_.tiny(j.keys + off, vf, kf, vf, m);
   }
   s_.stage_in_scratch(off, m);

@@ -81,6 +81,14 @@ struct ordered_codec {
   RADIX_HD constexpr bool linear() const { return pos_xor == neg_xor && !canon; }
   RADIX_HD constexpr U linear_xor() const { return U(pos_xor ^ flip); }
 
+  /// The transform of keys with u's sign bit, as one XOR (linear()): the same
+  /// ordered bits as biased() for every such key.
+  RADIX_HD constexpr ordered_codec same_sign_as(U u) const {
+    ordered_codec c = *this;
+    c.pos_xor = c.neg_xor = (u & sign) ? neg_xor : pos_xor;
+    return c;
+  }
+
   /// The transform with -0 -> +0 and every NaN -> one pattern after +inf.
   RADIX_HD constexpr U canonical(U u) const {
 #if defined(__CUDA_ARCH__)
