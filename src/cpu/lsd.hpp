@@ -8,8 +8,8 @@
 //   scan (once)  : bits that vary between keys, already-sorted flag
 //   count (once) : per-thread histogram of the first digit
 //   scatter      : each thread moves its contiguous chunk to its offsets through
-//                  per-bucket write-combining lines (64 B, streamed with
-//                  non-temporal stores), and counts the *next* digit of every
+//                  per-bucket write-combining spans (four 64 B lines, streamed
+//                  with non-temporal stores), and counts the *next* digit of every
 //                  key per destination chunk, so later passes need no
 //                  separate counting read.
 //
@@ -26,7 +26,8 @@
 // crowd into a few exponents; clustered integers), recognised from a sample,
 // count a finer 16-bit window in the scan instead, and the MSD pass maps its
 // bins onto buckets of about equal size through a table, so no bucket needs a
-// second out-of-cache split.
+// second out-of-cache split (the table takes the raw key's bits where they
+// decide the ordered ones, so that pass transforms no key).
 //
 // Keys alone whose bits vary only inside a window of at most
 // policy.expand_max_bits (narrow keys: u8, u16, few-bit integers) take a

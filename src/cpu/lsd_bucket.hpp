@@ -137,8 +137,8 @@ template <core::key_form F>
 inline void sorter<U, V>::bucket_worker::scatter_one(const U* ks, const V* vs, U* kd, V* vd, std::uint64_t m,
                                                      core::pass ps, const std::vector<std::uint64_t>& start) {
   const unsigned R = 1u << ps.bits;
-  constexpr unsigned KL = 64 / sizeof(U);
-  constexpr unsigned VL = has_value ? unsigned(64 / sizeof(V)) : 1u;
+  constexpr unsigned KL = unsigned(wc_span_bytes / sizeof(U));
+  constexpr unsigned VL = has_value ? unsigned(wc_span_bytes / sizeof(V)) : 1u;
   std::vector<std::uint64_t> pos(start.begin(), start.begin() + R);
   std::vector<U> kl(std::size_t(R) * KL + KL);
   std::vector<V> vl(has_value ? std::size_t(R) * VL + VL : 0);

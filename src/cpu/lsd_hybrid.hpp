@@ -126,7 +126,19 @@ inline void sorter<U, V>::hybrid_fine(int lo, int hi, U varying) {
     vsrc = job_.pay == payload::values ? job_.values : nullptr;
   }
   const core::pass window{spec_shift_, spec_bits_};
-  scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, window, nullptr, hist, none, lut.data(), R);
+  // Where a key's window digit of ordered bits is a function of its raw window
+  // digit (one XOR for integer keys; for floats, a sign test the window sees),
+  // the table takes the raw digit, and the MSD pass transforms no key.
+  bucket_source reads = bucket_source::table;
+  const codec_t& c = job_.codec;
+  if (!c.canon && (c.linear() || spec_shift_ + spec_bits_ == codec_t::bits)) {
+    std::vector<std::uint16_t> raw(SR);
+    for (unsigned r = 0; r < SR; ++r)
+      raw[r] = lut[core::digit_of<U>(c.biased(U(U(r) << spec_shift_)), spec_shift_, spec_bits_)];
+    lut.swap(raw);
+    reads = bucket_source::raw_table;
+  }
+  scatter(job_.keys, kmid, vsrc, vmid, job_.pay == payload::index, window, nullptr, hist, none, lut.data(), R, reads);
   trace_.mark("msd scatter");
 
   sort_buckets(hist, R, target, lo, varying, [&](unsigned b) {

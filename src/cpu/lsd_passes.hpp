@@ -1,5 +1,5 @@
 // CPU LSD sort, plain route: the out-of-cache LSD passes of sorter<U, V>.
-// Every thread scatters its chunk through write-combining lines and counts
+// Every thread scatters its chunk through write-combining spans and counts
 // the next digit on the way; copy_back ends an odd pass count.
 #pragma once
 #include "lsd_sorter.hpp"
@@ -73,12 +73,13 @@ inline void sorter<U, V>::copy_back(const T* from, T* to) {
 /// the offsets the histograms give, and, when there is a next pass, counts
 /// the next digit of each key by the chunk its destination falls in.
 /// With a `lut` (hybrid_fine), a key's bucket is lut[digit of ps] and there
-/// are `lut_buckets` of them; there is no next pass then.
+/// are `lut_buckets` of them; there is no next pass then. `lut_reads` says
+/// whether the table takes the digit of the ordered bits or of the raw key.
 template <class U, class V>
 inline void sorter<U, V>::scatter(const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass& ps,
                                   const core::pass* next, const std::vector<std::uint64_t>& hist,
                                   std::vector<std::uint64_t>& next_hist, const std::uint16_t* lut,
-                                  unsigned lut_buckets) {
+                                  unsigned lut_buckets, bucket_source lut_reads) {
   const unsigned R = lut ? lut_buckets : 1u << ps.bits;
   const unsigned T = threads_;
   // Exclusive offsets: digit-major, then thread (stability).
@@ -109,6 +110,9 @@ inline void sorter<U, V>::scatter(const U* ks, U* kd, const V* vs, V* vd, bool g
     auto go = [&]<scatter_shape S>() {
       if constexpr (!S.count_next) {
         constexpr scatter_shape tabled{S.count_next, S.move_keys, S.values, S.transform, bucket_source::table};
+        constexpr scatter_shape raw{S.count_next, S.move_keys, S.values, core::key_form::linear,
+                                    bucket_source::raw_table};
+        if (lut && lut_reads == bucket_source::raw_table) return run.template operator()<raw>();
         if (lut) return with_transform.template operator()<tabled>();
       }
       with_transform.template operator()<S>();
@@ -143,8 +147,8 @@ inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V*
                                         const core::pass nx, unsigned R, const std::uint16_t* lut,
                                         const std::uint64_t* off, std::uint64_t* nh) {
   constexpr bool CountNext = S.count_next, MoveKeys = S.move_keys, MoveVals = S.values != value_flow::none,
-                 Gen = S.values == value_flow::generated,
-                 Lut = S.buckets == bucket_source::table;
+                 Gen = S.values == value_flow::generated, Lut = S.buckets != bucket_source::digit,
+                 Raw = S.buckets == bucket_source::raw_table;
   static_assert(!(CountNext && Lut), "a table's buckets end the passes: no next digit to count");
   const std::uint64_t b0 = bounds_[t], b1 = bounds_[t + 1];
   if (b0 == b1) return;
@@ -153,7 +157,7 @@ inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V*
   const std::uint64_t* bounds = bounds_.data();
 
   // Per-bucket state as separate arrays: every key touches pos[b]; start[b]
-  // is read only when a write-combining line fills; lim/chunk only when
+  // is read only when a write-combining span fills; lim/chunk only when
   // counting the next digit by destination chunk.
   std::vector<std::uint64_t> pos_v(off, off + R), start_v(off, off + R), lim_v, chunk_v;
   std::uint64_t* pos = pos_v.data();
@@ -170,10 +174,10 @@ inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V*
   }
   std::uint64_t* lim = lim_v.data();
   std::uint64_t* chunk = chunk_v.data();
-  // Write-combining lines for keys and values; plain stores where the
+  // Write-combining spans for keys and values; plain stores where the
   // destination is not aligned to its element size.
-  constexpr unsigned KL = 64 / sizeof(U);
-  constexpr unsigned VL = has_value ? unsigned(64 / sizeof(V)) : 1u;
+  constexpr unsigned KL = unsigned(wc_span_bytes / sizeof(U));
+  constexpr unsigned VL = has_value ? unsigned(wc_span_bytes / sizeof(V)) : 1u;
   const bool kwc = MoveKeys && stream_ && wc_usable(kd);
   bool vwc = false;
   if constexpr (MoveVals) vwc = stream_ && wc_usable(vd);
@@ -190,7 +194,7 @@ inline void sorter<U, V>::scatter_chunk(unsigned t, const U* ks, U* kd, const V*
 
   for (std::uint64_t i = b0; i < b1; ++i) {
     const U k = ks[i];
-    const U o = xform<S.transform>(codec, k);
+    const U o = Raw ? k : xform<S.transform>(codec, k);
     unsigned b = core::digit_of<U>(o, ps.shift, ps.bits);
     if constexpr (Lut) b = lut[b];
     const std::uint64_t p = pos[b]++;

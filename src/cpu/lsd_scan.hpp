@@ -2,6 +2,8 @@
 // already sorted?, the speculative MSD histogram), the routes that need no
 // radix pass (identity, small_sort), and the counting read of the first digit.
 #pragma once
+#include <type_traits>
+
 #include "lsd_sorter.hpp"
 
 namespace radix::cpu {
@@ -86,6 +88,57 @@ template <class U>
   return specials_loop(keys, i, e, nan_above);
 }
 
+/// The scan's histogram counters: 32-bit (flushed into the 64-bit histogram
+/// every 2^30 keys), in copies that consecutive keys take in turn, so that a
+/// run of equal digits does not wait on one counter; copies are added only
+/// while all of them fit in this many bytes, on the stack. Counters that spill
+/// out of L1 cost every key more than the copies save the runs, so wider
+/// digits (the fine window's 2^16 bins) count straight into the 64-bit
+/// histogram (bench/results/cpu-2026-12-04-wc-span.md).
+inline constexpr std::size_t scan_counter_bytes = 16 << 10;
+
+/// Adds keys [i, e)'s digits (bits [shift, shift + bits) of the ordered form F)
+/// to h, ORs each key's ordered bits XOR ref into v, and, with Detect, into sp
+/// whether a -0.0 or NaN was seen (each block checked after it is counted).
+/// Counter: std::uint32_t, with `c` C copies of 2^bits counters (zero); or
+/// std::uint64_t with C == 1 and c == h.
+template <unsigned C, class Counter, core::key_form F, bool Detect, class U>
+void count_digits(const core::ordered_codec<U> codec, const U* keys, std::uint64_t i, std::uint64_t e, int shift,
+                  int bits, U ref, U nan_above, U& v_out, U& sp_out, Counter* c, std::uint64_t* h) {
+  // (the codec by value: a counter's store could otherwise alias its masks, and
+  // every key would reload them)
+  constexpr bool direct = std::is_same_v<Counter, std::uint64_t>;
+  static_assert(!direct || C == 1, "64-bit counters are the histogram itself");
+  constexpr std::uint64_t detect_block = 2048;
+  constexpr std::uint64_t flush_every = direct ? ~std::uint64_t(0) : std::uint64_t(1) << 30;
+  const std::size_t R = std::size_t(1) << bits;
+  U v = v_out, sp = sp_out;
+  while (i < e) {
+    const std::uint64_t stop = i + std::min(e - i, flush_every);
+    while (i < stop) {
+      const std::uint64_t from = i, to = i + std::min(stop - i, detect_block);
+      for (; i + C <= to; i += C)
+        for (unsigned j = 0; j < C; ++j) {
+          const U o = core::ordered_as<F>(codec, keys[i + j]);
+          v |= U(o ^ ref);
+          ++c[j * R + core::digit_of<U>(o, shift, bits)];
+        }
+      for (; i < to; ++i) {
+        const U o = core::ordered_as<F>(codec, keys[i]);
+        v |= U(o ^ ref);
+        ++c[core::digit_of<U>(o, shift, bits)];
+      }
+      if constexpr (Detect) sp |= specials_in(keys, from, to, nan_above);
+    }
+    if constexpr (!direct) {
+      for (std::size_t d = 0; d < R; ++d)
+        for (unsigned j = 0; j < C; ++j) h[d] += c[j * R + d];
+      std::fill(c, c + C * R, Counter(0));
+    }
+  }
+  v_out = v, sp_out = sp;
+}
+
 /// The upfront read: which bits vary, is the input sorted, and, once a
 /// thread sees disorder in its chunk, a histogram of the top `spec_bits_`
 /// bits of the key range (the MSD digit of the hybrid route lies there in
@@ -139,38 +192,18 @@ inline bool sorter<U, V>::scan_impl(bool& sorted, U& varying) {
     if (bad && SR) {  // this chunk is unsorted: count the rest on the way, then the prefix
       std::uint64_t* h = spec_hist_.data() + std::size_t(t) * SR;
       const std::uint64_t prefix_end = i;
-      // (Detect: each block of `detect_block` keys checked after it is counted)
-      constexpr std::uint64_t detect_block = 2048;
-      if (SR <= 4096) {
-        // four interleaved copies (in L1/L2 at this size): keys of few distinct
-        // digits then increment four counters in turn instead of waiting on one
-        std::vector<std::uint64_t> h4(std::size_t(3) * SR, 0);
-        while (e - i >= 4) {
-          const std::uint64_t from = i, to = i + std::min<std::uint64_t>((e - i) & ~std::uint64_t(3), detect_block);
-          for (; i < to; i += 4) {
-            U o[4];
-            for (int j = 0; j < 4; ++j) {
-              o[j] = core::ordered_as<F>(codec, keys[i + j]);
-              v |= U(o[j] ^ ref);
-            }
-            ++h[core::digit_of<U>(o[0], sshift, sb)];
-            ++h4[core::digit_of<U>(o[1], sshift, sb)];
-            ++h4[SR + core::digit_of<U>(o[2], sshift, sb)];
-            ++h4[2 * std::size_t(SR) + core::digit_of<U>(o[3], sshift, sb)];
-          }
-          if constexpr (Detect) sp |= specials_in(keys, from, to, nan_above);
-        }
-        for (unsigned c = 0; c < 3; ++c)
-          for (unsigned d = 0; d < SR; ++d) h[d] += h4[std::size_t(c) * SR + d];
-      }
-      while (i < e) {
-        const std::uint64_t from = i, to = i + std::min(e - i, detect_block);
-        for (; i < to; ++i) {
-          const U o = core::ordered_as<F>(codec, keys[i]);
-          v |= U(o ^ ref);
-          ++h[core::digit_of<U>(o, sshift, sb)];
-        }
-        if constexpr (Detect) sp |= specials_in(keys, from, to, nan_above);
+      constexpr std::size_t slots = scan_counter_bytes / sizeof(std::uint32_t);
+      if (SR <= slots) {
+        alignas(64) std::uint32_t c[slots] = {};
+        const std::size_t copies = slots / SR;
+        auto counted = [&]<unsigned C>() {
+          count_digits<C, std::uint32_t, F, Detect>(codec, keys, i, e, sshift, sb, ref, nan_above, v, sp, c, h);
+        };
+        if (copies >= 4) counted.template operator()<4>();
+        else if (copies >= 2) counted.template operator()<2>();
+        else counted.template operator()<1>();
+      } else {
+        count_digits<1, std::uint64_t, F, Detect>(codec, keys, i, e, sshift, sb, ref, nan_above, v, sp, h, h);
       }
       for (std::uint64_t j = b; j < prefix_end; ++j)
         ++h[core::digit_of<U>(core::ordered_as<F>(codec, keys[j]), sshift, sb)];

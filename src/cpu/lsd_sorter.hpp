@@ -1,5 +1,5 @@
 // The CPU LSD sort's shared pieces (see lsd.hpp for the algorithm): the helpers
-// every phase uses (write-combining lines, streaming copies, chunk bounds,
+// every phase uses (write-combining spans, streaming copies, chunk bounds,
 // phase_trace) and the declaration of sorter<U, V>, whose phases are defined
 // out of class in the files named below (the layout of ips2ra's Sorter).
 #pragma once
@@ -77,31 +77,41 @@ inline void stream_fence() {
 #endif
 }
 
-/// Write-combining: a bucket's elements gather in a 64-byte line that mirrors
-/// the destination's line (slot = (index + skew) % L), and a full line leaves
-/// with one streaming store. Only the first line of a bucket can be partial
-/// (it may share its cache line with a neighbour), and it is copied plainly.
+/// Write-combining: a bucket's elements gather in a span of wc_span_bytes that
+/// mirrors the destination's cache lines (slot = (index + skew) % L), and a
+/// full span leaves with streaming stores, one per line. Only the first span of
+/// a bucket can be partial (it may share a line with a neighbour), and it is
+/// copied plainly.
+/// The span is four lines, not one: whether a key fills its bucket's span is a
+/// branch no predictor learns (taken once in L keys, at random), and its misses
+/// cost the scatter more than the larger buffers' cache footprint
+/// (bench/results/cpu-2026-12-04-wc-span.md).
+inline constexpr std::size_t wc_span_bytes = 256;
+
 template <class T, unsigned L>
 [[gnu::always_inline]] inline void wc_put(T* line, T* base, unsigned skew, std::uint64_t pos,
                                           const std::uint64_t* start_p, const T& x) {
+  static_assert(L * sizeof(T) % 64 == 0, "a span is whole cache lines");
+  constexpr unsigned per_line = unsigned(64 / sizeof(T));
   const unsigned slot = unsigned((pos + skew) % L);
   line[slot] = x;
   if (slot == L - 1) [[unlikely]] {
     const std::uint64_t start = *start_p;  // read only here: one key in L
     const std::uint64_t first = pos - (L - 1);
-    if (first >= start && first <= pos)  // the whole line is ours (and no wrap-around)
-      stream_line(base + first, line);
-    else
+    if (first >= start && first <= pos) {  // the whole span is ours (and no wrap-around)
+      for (unsigned q = 0; q < L; q += per_line) stream_line(base + first + q, line + q);
+    } else {
       std::memcpy(base + start, line + (slot - (pos - start)), std::size_t(pos - start + 1) * sizeof(T));
+    }
   }
 }
 
-/// Writes out what is left in a bucket's line; end is one past its last index.
+/// Writes out what is left in a bucket's span; end is one past its last index.
 template <class T, unsigned L>
 inline void wc_drain(const T* line, T* base, unsigned skew, std::uint64_t end, std::uint64_t start) {
   if (end == start) return;
-  const unsigned filled = unsigned((end + skew) % L);  // slots used in the open line
-  if (filled == 0) return;                             // the last line was flushed
+  const unsigned filled = unsigned((end + skew) % L);  // slots used in the open span
+  if (filled == 0) return;                             // the last span was flushed
   const std::uint64_t first = end - start < filled ? start : end - filled;
   std::memcpy(base + first, line + (first + skew) % L, std::size_t(end - first) * sizeof(T));
 }
@@ -144,6 +154,10 @@ enum class value_flow : std::uint8_t {
 enum class bucket_source : std::uint8_t {
   digit,  ///< the pass's digit
   table,  ///< a table of the digit (hybrid_fine: neighbouring digits share a bucket); never with a next pass
+  /// a table of the raw key's digit: the transform folded into the table, which
+  /// needs a digit of the ordered bits that is a function of the same digit of
+  /// the key (integer keys; floats when the window holds the sign bit)
+  raw_table,
 };
 /// One scatter loop's shape, fixed at compile time: sorter::scatter_chunk is
 /// one loop per shape, so that a pass pays only for what it does.
@@ -205,7 +219,8 @@ class sorter {
   void copy_back(const T* from, T* to);
   void scatter(const U* ks, U* kd, const V* vs, V* vd, bool gen, const core::pass& ps, const core::pass* next,
                const std::vector<std::uint64_t>& hist, std::vector<std::uint64_t>& next_hist,
-               const std::uint16_t* lut = nullptr, unsigned lut_buckets = 0);
+               const std::uint16_t* lut = nullptr, unsigned lut_buckets = 0,
+               bucket_source lut_reads = bucket_source::table);
   template <scatter_shape S>
   void scatter_chunk(unsigned t, const U* ks, U* kd, const V* vs, V* vd, const core::pass ps, const core::pass nx,
                      unsigned R, const std::uint16_t* lut, const std::uint64_t* off, std::uint64_t* nh);

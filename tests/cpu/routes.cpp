@@ -599,3 +599,58 @@ TEST(CpuInPlaceRoute, NotWhereStabilityShows) {
     for (std::size_t i = 0; i < k.size(); ++i) ASSERT_EQ(v[i], perm[i]) << "at " << i;
   }
 }
+
+/// Keys and values at every kind of misalignment to the write-combining spans of
+/// the out-of-cache passes (lsd_sorter.hpp, wc_put): an array that starts a few
+/// elements into a cache line, or into a span, has a partial first span in every
+/// bucket; the hybrid route's MSD pass and the plain route's passes (a digit
+/// width asked for) both stream through them. Guard words around each array show
+/// that no span is written outside it.
+template <class K, class V>
+void check_misaligned(std::size_t n, std::size_t key_off, std::size_t val_off, int digit_bits, const char* what) {
+  radix::options o = cpu_opts();
+  o.digit_bits = digit_bits;
+  rt::rng r(rt::case_seed(std::string("wc-span/") + what));
+  std::vector<K> keys(n);
+  for (auto& x : keys) x = K(r());
+  SCOPED_TRACE(std::string(what) + ", key offset " + std::to_string(key_off) + ", value offset " +
+               std::to_string(val_off) + ", digit_bits " + std::to_string(digit_bits) + ", base seed " +
+               rt::hex(rt::base_seed()));
+  const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
+  constexpr std::size_t pad = 512;  // guard elements before and after each array (offsets stay below)
+  ASSERT_LT(key_off, pad);
+  ASSERT_LT(val_off, pad);
+  const K kpoison = K(0x5A5A5A5A5A5A5A5Aull);
+  const V vpoison = V(0xA5A5A5A5A5A5A5A5ull);
+  std::vector<K> kb(n + 2 * pad, kpoison);
+  std::vector<V> vb(n + 2 * pad, vpoison);
+  K* k = kb.data() + pad + key_off;
+  V* v = vb.data() + pad + val_off;
+  std::memcpy(k, keys.data(), n * sizeof(K));
+  for (std::size_t i = 0; i < n; ++i) v[i] = V(i);
+  radix::sort_pairs(std::span<K>(k, n), std::span<V>(v, n), o);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n && bad < 5; ++i)
+    if (k[i] != keys[perm[i]] || v[i] != V(perm[i])) {
+      ++bad;
+      ADD_FAILURE() << "element " << i << ": key " << +k[i] << " value " << +v[i] << ", expected key "
+                    << +keys[perm[i]] << " value " << +V(perm[i]);
+    }
+  for (std::size_t i = 0; i < pad + key_off; ++i) ASSERT_EQ(kb[i], kpoison) << "key guard before, " << i;
+  for (std::size_t i = pad + key_off + n; i < kb.size(); ++i) ASSERT_EQ(kb[i], kpoison) << "key guard after, " << i;
+  for (std::size_t i = 0; i < pad + val_off; ++i) ASSERT_EQ(vb[i], vpoison) << "value guard before, " << i;
+  for (std::size_t i = pad + val_off + n; i < vb.size(); ++i) ASSERT_EQ(vb[i], vpoison) << "value guard after, " << i;
+}
+
+TEST(CpuWriteCombining, MisalignedKeysAndValues) {
+  // 2^21 + 3 elements: more than the streaming threshold, so the passes write
+  // through the spans; values of a width other than the keys' give the two
+  // arrays different spans and skews.
+  const std::size_t n = big_n;
+  for (const int digit_bits : {0, 8}) {
+    check_misaligned<std::uint32_t, std::uint32_t>(n, 1, 3, digit_bits, "u32/u32");
+    check_misaligned<std::uint32_t, std::uint64_t>(n, 15, 17, digit_bits, "u32/u64");
+    check_misaligned<std::uint64_t, std::uint16_t>(n, 7, 63, digit_bits, "u64/u16");
+  }
+  check_misaligned<std::uint32_t, std::uint8_t>(n, 63, 255, 11, "u32/u8");
+}
