@@ -626,7 +626,7 @@ void check_misaligned(std::size_t n, std::size_t key_off, std::size_t val_off, i
   std::vector<V> vb(n + 2 * pad, vpoison);
   K* k = kb.data() + pad + key_off;
   V* v = vb.data() + pad + val_off;
-  std::memcpy(k, keys.data(), n * sizeof(K));
+  std::copy(keys.begin(), keys.end(), k);
   for (std::size_t i = 0; i < n; ++i) v[i] = V(i);
   radix::sort_pairs(std::span<K>(k, n), std::span<V>(v, n), o);
   std::size_t bad = 0;
