@@ -604,8 +604,8 @@ TEST(CpuInPlaceRoute, NotWhereStabilityShows) {
 /// the out-of-cache passes (lsd_sorter.hpp, wc_put): an array that starts a few
 /// elements into a cache line, or into a span, has a partial first span in every
 /// bucket; the hybrid route's MSD pass and the plain route's passes (a digit
-/// width asked for) both stream through them. Guard words around each array show
-/// that no span is written outside it.
+/// width asked for) both stream through them. Canary zones of 512 elements around
+/// each array show that no span is written outside it.
 template <class K, class V>
 void check_misaligned(std::size_t n, std::size_t key_off, std::size_t val_off, int digit_bits, const char* what) {
   radix::options o = cpu_opts();
@@ -617,29 +617,20 @@ void check_misaligned(std::size_t n, std::size_t key_off, std::size_t val_off, i
                std::to_string(val_off) + ", digit_bits " + std::to_string(digit_bits) + ", base seed " +
                rt::hex(rt::base_seed()));
   const std::vector<std::uint32_t> perm = rt::oracle_perm(keys, o);
-  constexpr std::size_t pad = 512;  // guard elements before and after each array (offsets stay below)
-  ASSERT_LT(key_off, pad);
-  ASSERT_LT(val_off, pad);
-  const K kpoison = K(0x5A5A5A5A5A5A5A5Aull);
-  const V vpoison = V(0xA5A5A5A5A5A5A5A5ull);
-  std::vector<K> kb(n + 2 * pad, kpoison);
-  std::vector<V> vb(n + 2 * pad, vpoison);
-  K* k = kb.data() + pad + key_off;
-  V* v = vb.data() + pad + val_off;
-  std::copy(keys.begin(), keys.end(), k);
+  std::vector<K> want(n);
+  std::vector<V> want_v(n);
+  for (std::size_t i = 0; i < n; ++i) want[i] = keys[perm[i]], want_v[i] = V(perm[i]);
+  constexpr std::size_t pad = 512;  // canary elements after each array (and before it, beside the offset)
+  rt::guarded gk(n, sizeof(K), key_off * sizeof(K), pad * sizeof(K));
+  rt::guarded gv(n, sizeof(V), val_off * sizeof(V), pad * sizeof(V));
+  gk.fill_from(keys.data());
+  V* v = gv.as<V>();
   for (std::size_t i = 0; i < n; ++i) v[i] = V(i);
-  radix::sort_pairs(std::span<K>(k, n), std::span<V>(v, n), o);
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < n && bad < 5; ++i)
-    if (k[i] != keys[perm[i]] || v[i] != V(perm[i])) {
-      ++bad;
-      ADD_FAILURE() << "element " << i << ": key " << +k[i] << " value " << +v[i] << ", expected key "
-                    << +keys[perm[i]] << " value " << +V(perm[i]);
-    }
-  for (std::size_t i = 0; i < pad + key_off; ++i) ASSERT_EQ(kb[i], kpoison) << "key guard before, " << i;
-  for (std::size_t i = pad + key_off + n; i < kb.size(); ++i) ASSERT_EQ(kb[i], kpoison) << "key guard after, " << i;
-  for (std::size_t i = 0; i < pad + val_off; ++i) ASSERT_EQ(vb[i], vpoison) << "value guard before, " << i;
-  for (std::size_t i = pad + val_off + n; i < vb.size(); ++i) ASSERT_EQ(vb[i], vpoison) << "value guard after, " << i;
+  radix::sort_pairs(std::span<K>(gk.as<K>(), n), std::span<V>(v, n), o);
+  EXPECT_TRUE(rt::same_bytes(gk.data(), want.data(), sizeof(K), n, "keys"));
+  EXPECT_TRUE(rt::same_bytes(v, want_v.data(), sizeof(V), n, "values"));
+  EXPECT_TRUE(gk.canaries_intact());
+  EXPECT_TRUE(gv.canaries_intact());
 }
 
 TEST(CpuWriteCombining, MisalignedKeysAndValues) {

@@ -428,17 +428,16 @@ inline void poison(void* p, std::size_t bytes) {
 }
 
 /// n elements of `elem` bytes at a chosen misalignment from 64 bytes, between two
-/// poisoned canary zones that must survive a sort.
+/// poisoned canary zones of `zone` bytes (a multiple of 64) that must survive a sort.
 class guarded {
  public:
-  static constexpr std::size_t zone = 64;
-  guarded(std::size_t n, std::size_t elem, std::size_t misalign = 0)
-      : n_(n), elem_(elem), store_(n * elem + 2 * zone + misalign + 128) {
+  guarded(std::size_t n, std::size_t elem, std::size_t misalign = 0, std::size_t zone = 64)
+      : n_(n), elem_(elem), zone_(zone), store_(n * elem + 2 * zone + misalign + 128) {
     auto a = (reinterpret_cast<std::uintptr_t>(store_.data()) + 63) & ~std::uintptr_t(63);
     pre_ = reinterpret_cast<std::byte*>(a);
-    data_ = pre_ + zone + misalign;
-    poison(pre_, zone + misalign);
-    poison(data_ + bytes(), zone);
+    data_ = pre_ + zone_ + misalign;
+    poison(pre_, zone_ + misalign);
+    poison(data_ + bytes(), zone_);
     poison(data_, bytes());
   }
   guarded(const guarded&) = delete;
@@ -456,14 +455,14 @@ class guarded {
     for (std::size_t i = 0; i < lead; ++i)
       if (pre_[i] != poison_byte(i))
         return ::testing::AssertionFailure() << "write before the buffer, " << (lead - i) << " bytes before it";
-    for (std::size_t i = 0; i < zone; ++i)
+    for (std::size_t i = 0; i < zone_; ++i)
       if (data_[bytes() + i] != poison_byte(i))
         return ::testing::AssertionFailure() << "write past the end of the buffer, at byte " << i << " after it";
     return ::testing::AssertionSuccess();
   }
 
  private:
-  std::size_t n_, elem_;
+  std::size_t n_, elem_, zone_;
   std::vector<std::byte> store_;
   std::byte* pre_ = nullptr;
   std::byte* data_ = nullptr;
